@@ -1,0 +1,401 @@
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using StorageEngine.BTrees;
+using StorageEngine.Common;
+using StorageEngine.Journal;
+using StorageEngine.Paging;
+using StorageEngine.Platform;
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+/// <summary>
+/// An open environment: one data file of named B+trees, its journal, and the transactions over them. One
+/// write transaction at a time, any number of read transactions beside it, each on a stable snapshot.
+/// Thread-safe; transactions are not tied to threads.
+/// </summary>
+public sealed class StorageEnvironment : IDisposable
+{
+    /// <summary>Largest value, in bytes.</summary>
+    public const int MaxValueSize = 1 << 30;
+
+    /// <summary>Largest journal record (all pages one transaction changes).</summary>
+    private const long MaxTransactionBytes = int.MaxValue - (64L << 20);
+
+    private readonly StorageEnvironmentOptions _options;
+    private readonly IFileSystem _fileSystem;
+    private readonly IDisposable _lock;
+    private readonly ILogger _logger;
+    private readonly DataFile _data;
+    private readonly JournalWriter? _journal;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly VerifiedPages _verified = new();
+    private readonly ReaderTable _readers;
+    private readonly PageBufferPool _pool;
+    private readonly NativeBuffer _scratch;
+    private readonly SemaphoreSlim _writeLock = new(1, 1);
+    private readonly List<JournalPageRun> _runs = new();
+    private readonly List<ReadOnlyMemory<byte>> _gather = new();
+    private readonly Checkpointer? _checkpointer;
+    private Snapshot _current;
+    private int _openTransactions;
+    private int _disposeRequested;
+    private int _closed;
+    private Exception? _writeFailure;
+
+    private StorageEnvironment(StorageEnvironmentOptions options)
+    {
+        _options = options;
+        _logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine");
+        bool inMemory = options.Durability == DurabilityMode.InMemory;
+        _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem() : new OsFileSystem());
+        string directory = inMemory && options.FileSystem is null ? "/memory" : options.Path
+            ?? throw new ArgumentException("StorageEnvironmentOptions.Path is required unless Durability is InMemory.", nameof(options));
+        if (!PageSizes.IsValid(options.PageSize))
+            throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
+        if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
+        if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
+
+        Directory = directory;
+        _fileSystem.CreateDirectory(directory);
+        _lock = _fileSystem.AcquireLock(Path.Combine(directory, EnvironmentFiles.LockFileName));
+        try
+        {
+            var opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory, _logger);
+            Header = opened.Header;
+            PageSize = opened.Header.PageSize;
+            _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
+            foreach (long page in opened.ReplayedPages) _verified.Add(page);
+            _freeSpace = new FreeSpaceMap(PageSize);
+            _readers = new ReaderTable(options.MaxReaders);
+            _pool = new PageBufferPool(PageSize);
+            _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
+            MaxKeySize = BTree.MaxKeySizeFor(PageSize);
+            _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);
+            var loader = new SnapshotPageSource(_current, _verified, PageSize, _data.Path);
+            var bitmaps = NewPageWriter(_current, loader, 0);
+            _freeSpace.Load(bitmaps, opened.State.PageCount);
+            if (!inMemory)
+            {
+                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, PageSize, options.JournalFileSize,
+                    options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger);
+                int retired = _journal.RetireBelow(opened.NextJournalFile);
+                if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
+            }
+            _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
+                directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
+        }
+        catch
+        {
+            _data?.Dispose();
+            _lock.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Opens (creating if needed) the environment described by <paramref name="options"/>, recovering it after a crash.</summary>
+    /// <exception cref="EnvironmentLockedException">Another process has it open.</exception>
+    /// <exception cref="CorruptionException">Its files are damaged or are not an environment's files.</exception>
+    public static StorageEnvironment Open(StorageEnvironmentOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        return new StorageEnvironment(options.Clone());
+    }
+
+    /// <summary>Opens (creating if needed) the environment in <paramref name="path"/> with default options.</summary>
+    public static StorageEnvironment Open(string path) => Open(new StorageEnvironmentOptions { Path = path });
+
+    /// <summary>Creates an environment that lives in memory only.</summary>
+    public static StorageEnvironment CreateInMemory() => Open(new StorageEnvironmentOptions { Durability = DurabilityMode.InMemory });
+
+    /// <summary>The directory of the environment's files.</summary>
+    public string Directory { get; }
+
+    /// <summary>Bytes per page.</summary>
+    public int PageSize { get; }
+
+    /// <summary>Longest key, in bytes.</summary>
+    public int MaxKeySize { get; }
+
+    /// <summary>What a returned commit promises.</summary>
+    public DurabilityMode Durability => _options.Durability;
+
+    /// <summary>Id of the last committed transaction.</summary>
+    public long LastCommittedTransactionId => Volatile.Read(ref _current).TransactionId;
+
+    internal DataFileHeader Header { get; private set; }
+
+    internal ILogger Logger => _logger;
+
+    internal IFileSystem FileSystem => _fileSystem;
+
+    internal Snapshot CurrentSnapshot => Volatile.Read(ref _current);
+
+    internal FreeSpaceMap FreeSpace => _freeSpace;
+
+    /// <summary>Starts a read transaction on the latest committed snapshot. It never blocks and is never blocked by the writer.</summary>
+    public ReadTransaction BeginRead()
+    {
+        EnterTransaction();
+        int slot;
+        Snapshot snapshot;
+        try
+        {
+            snapshot = Volatile.Read(ref _current);
+            slot = _readers.Register(snapshot.TransactionId);
+            // Announce, then check that the snapshot is still current: the writer either sees the announcement
+            // or published after it, in which case the reader moves to the newer snapshot.
+            while (true)
+            {
+                var latest = Volatile.Read(ref _current);
+                if (ReferenceEquals(latest, snapshot)) break;
+                snapshot = latest;
+                _readers.Update(slot, snapshot.TransactionId);
+            }
+        }
+        catch
+        {
+            ExitTransaction();
+            throw;
+        }
+        return new ReadTransaction(this, snapshot, new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path), slot);
+    }
+
+    /// <summary>
+    /// Starts the write transaction, waiting up to <paramref name="timeout"/> (default
+    /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>) while another one runs.
+    /// </summary>
+    /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
+    public WriteTransaction BeginWrite(TimeSpan? timeout = null)
+    {
+        EnterTransaction();
+        bool locked = false;
+        try
+        {
+            locked = _writeLock.Wait(timeout ?? _options.WriteTimeout);
+            if (!locked)
+                throw new TimeoutException($"Another write transaction held the environment for longer than {(timeout ?? _options.WriteTimeout).TotalSeconds:0.###} s; only one writer runs at a time.");
+            return CreateWriteTransaction();
+        }
+        catch
+        {
+            if (locked) _writeLock.Release();
+            ExitTransaction();
+            throw;
+        }
+    }
+
+    /// <summary>Starts the write transaction once the running one (if any) ends, without blocking a thread.</summary>
+    public async ValueTask<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
+    {
+        EnterTransaction();
+        bool locked = false;
+        try
+        {
+            locked = await _writeLock.WaitAsync(_options.WriteTimeout, cancellationToken).ConfigureAwait(false);
+            if (!locked)
+                throw new TimeoutException($"Another write transaction held the environment for longer than {_options.WriteTimeout.TotalSeconds:0.###} s.");
+            return CreateWriteTransaction();
+        }
+        catch
+        {
+            if (locked) _writeLock.Release();
+            ExitTransaction();
+            throw;
+        }
+    }
+
+    private WriteTransaction CreateWriteTransaction()
+    {
+        if (_writeFailure is not null)
+            throw new StorageException("An earlier commit failed after its journal record was written; reopen the environment to recover it.", _writeFailure);
+        var snapshot = Volatile.Read(ref _current);
+        long oldest = Math.Min(_readers.Oldest(), snapshot.TransactionId);
+        _freeSpace.ReleaseUpTo(oldest);
+        _data.ReleaseRetired(oldest);
+        var source = new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path);
+        var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
+        return new WriteTransaction(this, snapshot, pages);
+    }
+
+    private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId) =>
+        new(snapshot, source, _freeSpace, _pool, _scratch.Pointer, transactionId);
+
+    /// <summary>
+    /// Makes the transaction durable and visible: one journal record, then the pages into the data file, then
+    /// the new snapshot. On failure before the record is written nothing changes; the caller aborts.
+    /// </summary>
+    internal void Commit(PageWriter pages, EnvironmentState state)
+    {
+        var snapshot = Volatile.Read(ref _current);
+        pages.Seal(_runs);
+        long journalFile = snapshot.JournalFileNumber;
+        if (_journal is not null)
+        {
+            long bytes = 0;
+            foreach (var run in _runs) bytes += (long)run.PageCount * PageSize;
+            if (bytes > MaxTransactionBytes)
+                throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
+            Span<byte> encoded = stackalloc byte[EnvironmentState.Size];
+            System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
+            journalFile = _journal.Append(state.TransactionId, encoded, _runs).FileNumber;
+        }
+        try
+        {
+            _data.EnsureCapacity(state.PageCount, state.TransactionId);
+            WriteRuns();
+        }
+        catch (Exception e)
+        {
+            // The record is durable, so recovery will apply it; this process can no longer write safely.
+            _writeFailure = e;
+            throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
+        }
+        foreach (var run in _runs) _verified.Add(run.FirstPage, run.PageCount);
+        _freeSpace.Commit(state.TransactionId);
+        Volatile.Write(ref _current, new Snapshot(state, _data.View, journalFile));
+        _checkpointer?.OnCommit(_journal!.BytesWritten);
+    }
+
+    /// <summary>Writes the sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
+    private void WriteRuns()
+    {
+        int i = 0;
+        while (i < _runs.Count)
+        {
+            long first = _runs[i].FirstPage;
+            long next = first;
+            _gather.Clear();
+            while (i < _runs.Count && _runs[i].FirstPage == next)
+            {
+                _gather.Add(_runs[i].Data);
+                next += _runs[i].PageCount;
+                i++;
+            }
+            _data.Write(first, _gather);
+        }
+    }
+
+    internal void EndWrite()
+    {
+        _writeLock.Release();
+        ExitTransaction();
+    }
+
+    internal void EndRead(int slot)
+    {
+        _readers.Release(slot);
+        ExitTransaction();
+    }
+
+    /// <summary>
+    /// Writes every committed page to the data file durably, records that in the checkpoint header, and
+    /// recycles the journal files that are no longer needed. Runs in the background on its own; call it to
+    /// force one.
+    /// </summary>
+    public void Checkpoint()
+    {
+        ThrowIfDisposed();
+        CheckpointCore();
+    }
+
+    private readonly object _checkpointLock = new();
+    private bool _filesClosed;
+
+    internal void CheckpointCore()
+    {
+        if (_journal is null) return;
+        lock (_checkpointLock)
+        {
+            if (_filesClosed) return;
+            var snapshot = Volatile.Read(ref _current);
+            if (snapshot.TransactionId == Header.CheckpointTransactionId) return;
+            long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            _data.Flush();
+            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, snapshot.JournalFileNumber);
+            int retired = _journal.RetireBelow(snapshot.JournalFileNumber);
+            _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
+                snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+        }
+    }
+
+    /// <summary>
+    /// Walks every tree and the free-space map and reports each broken invariant: key order, page checksums,
+    /// a page used twice, a page both used and free, a page neither used nor free. Waits for the writer.
+    /// </summary>
+    public CheckReport Check()
+    {
+        using var tx = BeginWrite();
+        return new EnvironmentChecker(tx, _freeSpace, PageSize).Run();
+    }
+
+    private void EnterTransaction()
+    {
+        Interlocked.Increment(ref _openTransactions);
+        if (Volatile.Read(ref _disposeRequested) != 0)
+        {
+            ExitTransaction();
+            ThrowIfDisposed();
+        }
+    }
+
+    private void ExitTransaction()
+    {
+        if (Interlocked.Decrement(ref _openTransactions) == 0 && Volatile.Read(ref _disposeRequested) != 0) Close(clean: true);
+    }
+
+    internal bool IsDisposed => Volatile.Read(ref _disposeRequested) != 0;
+
+    internal void ThrowIfDisposed()
+    {
+        if (IsDisposed) throw new ObjectDisposedException(nameof(StorageEnvironment), "The environment has been disposed.");
+    }
+
+    /// <summary>
+    /// Closes the environment: a final checkpoint, then the files. Transactions still open keep it alive until
+    /// they end; they can no longer start new work.
+    /// </summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposeRequested, 1) != 0) return;
+        if (Volatile.Read(ref _openTransactions) == 0) Close(clean: true);
+    }
+
+    /// <summary>Drops everything without a checkpoint or a flush, as if the process died (for tests).</summary>
+    internal void SimulateCrash()
+    {
+        Interlocked.Exchange(ref _disposeRequested, 1);
+        Close(clean: false);
+    }
+
+    private void Close(bool clean)
+    {
+        if (Interlocked.Exchange(ref _closed, 1) != 0) return;
+        _checkpointer?.Dispose();
+        Monitor.Enter(_checkpointLock);
+        try
+        {
+            if (clean && _journal is not null && _writeFailure is null)
+            {
+                CheckpointCore();
+                _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
+            }
+        }
+        catch (Exception e)
+        {
+            _logger.LogError(e, "The final checkpoint failed; the journal still holds every commit and recovery applies it on the next open.");
+        }
+        finally
+        {
+            _filesClosed = true;
+            Monitor.Exit(_checkpointLock);
+            _journal?.Dispose();
+            _data.Dispose();
+            _pool.Dispose();
+            _scratch.Free();
+            _lock.Dispose();
+            _logger.LogInformation("Closed environment {Path}.", Directory);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+using Microsoft.Extensions.Logging;
+using StorageEngine.Platform;
+
+namespace StorageEngine;
+
+/// <summary>How to open an environment.</summary>
+public sealed class StorageEnvironmentOptions
+{
+    /// <summary>
+    /// The directory that holds the environment's files (created if missing). Ignored for
+    /// <see cref="DurabilityMode.InMemory"/>.
+    /// </summary>
+    public string? Path { get; set; }
+
+    /// <summary>What a returned commit promises. Default <see cref="DurabilityMode.Safe"/>.</summary>
+    public DurabilityMode Durability { get; set; } = DurabilityMode.Safe;
+
+    /// <summary>
+    /// Page size of a new environment: a power of two from 4096 to 32768. An existing environment keeps the
+    /// page size it was created with. Default 4096.
+    /// </summary>
+    public int PageSize { get; set; } = 4096;
+
+    /// <summary>Size of each preallocated journal file. Default 64 MiB.</summary>
+    public long JournalFileSize { get; set; } = 64L << 20;
+
+    /// <summary>Journal bytes written since the last checkpoint that trigger a background checkpoint. Default 32 MiB.</summary>
+    public long CheckpointThreshold { get; set; } = 32L << 20;
+
+    /// <summary>Longest time between checkpoints while there are commits to checkpoint. Default 10 seconds.</summary>
+    public TimeSpan CheckpointInterval { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>How long <see cref="StorageEnvironment.BeginWrite(TimeSpan?)"/> waits for the running writer by default. Default 30 seconds.</summary>
+    public TimeSpan WriteTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>Most read transactions open at once. Default 1024.</summary>
+    public int MaxReaders { get; set; } = 1024;
+
+    /// <summary>Where the engine reports opening, recovery, checkpoints and warnings. Nothing is logged per operation.</summary>
+    public ILoggerFactory? LoggerFactory { get; set; }
+
+    /// <summary>The file layer; tests substitute one that simulates crashes or injects faults.</summary>
+    internal IFileSystem? FileSystem { get; set; }
+
+    internal StorageEnvironmentOptions Clone() => (StorageEnvironmentOptions)MemberwiseClone();
+}

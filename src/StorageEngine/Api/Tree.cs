@@ -1,0 +1,151 @@
+using System.Text;
+using StorageEngine.BTrees;
+
+namespace StorageEngine;
+
+/// <summary>
+/// A named, ordered map of byte-string keys to byte-string values, seen through one transaction. Keys are
+/// 1 to <see cref="StorageEnvironment.MaxKeySize"/> bytes, values 0 to <see cref="StorageEnvironment.MaxValueSize"/>;
+/// large values live on overflow pages. Returned values point into the engine's pages (no copy): they are
+/// valid until the transaction ends, and in a write transaction until its next change.
+/// </summary>
+public sealed class Tree
+{
+    internal const int MaxNameBytes = 255;
+    private readonly Transaction _transaction;
+    private bool _created;
+
+    internal Tree(Transaction transaction, string name, BTree tree)
+    {
+        _transaction = transaction;
+        Name = name;
+        BTree = tree;
+    }
+
+    /// <summary>The tree's name.</summary>
+    public string Name { get; }
+
+    /// <summary>The options it was created with.</summary>
+    public TreeOptions Options => BTree.IsFixedInt64 ? TreeOptions.Int64Keys : TreeOptions.None;
+
+    /// <summary>Number of entries, as this transaction sees them.</summary>
+    public long Count
+    {
+        get
+        {
+            ThrowIfUnusable();
+            return BTree.Header.EntryCount;
+        }
+    }
+
+    internal BTree BTree { get; }
+
+    internal bool IsDropped { get; private set; }
+
+    internal bool IsChanged => BTree.IsDirty || _created || IsDropped;
+
+    internal void MarkCreated() => _created = true;
+
+    internal void Drop()
+    {
+        ThrowIfUnusable();
+        BTree.FreeAllPages();
+        IsDropped = true;
+    }
+
+    /// <summary>Looks a key up; the value is valid as described on <see cref="Tree"/>.</summary>
+    public bool TryGet(scoped ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
+    {
+        ThrowIfUnusable();
+        CheckKey(key);
+        return BTree.TryGet(key, out value);
+    }
+
+    /// <summary>A copy of the value of <paramref name="key"/>, or null when absent.</summary>
+    public byte[]? Get(ReadOnlySpan<byte> key) => TryGet(key, out var value) ? value.ToArray() : null;
+
+    /// <summary>True when the key is present.</summary>
+    public bool ContainsKey(ReadOnlySpan<byte> key) => TryGet(key, out _);
+
+    /// <summary>Inserts the key or replaces its value.</summary>
+    /// <exception cref="InvalidOperationException">The transaction is a read transaction.</exception>
+    /// <exception cref="ArgumentException">The key or value is out of bounds.</exception>
+    public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+    {
+        ThrowIfNotWritable();
+        CheckKey(key);
+        if (value.Length > StorageEnvironment.MaxValueSize)
+            throw new ArgumentException($"The value is {value.Length} bytes; the most is {StorageEnvironment.MaxValueSize}.", nameof(value));
+        BTree.Put(key, value);
+    }
+
+    /// <summary>Removes the key; false when it was absent.</summary>
+    public bool Delete(ReadOnlySpan<byte> key)
+    {
+        ThrowIfNotWritable();
+        CheckKey(key);
+        return BTree.Delete(key);
+    }
+
+    /// <summary>Looks an integer key up (any tree; the key is in its 8-byte form, see <see cref="Int64Key"/>).</summary>
+    public bool TryGet(long key, out ReadOnlySpan<byte> value)
+    {
+        Span<byte> k = stackalloc byte[Int64Key.Size];
+        Int64Key.Write(k, key);
+        return TryGet(k, out value);
+    }
+
+    /// <summary>Inserts an integer key or replaces its value.</summary>
+    public void Put(long key, ReadOnlySpan<byte> value)
+    {
+        Span<byte> k = stackalloc byte[Int64Key.Size];
+        Int64Key.Write(k, key);
+        Put(k, value);
+    }
+
+    /// <summary>Removes an integer key; false when it was absent.</summary>
+    public bool Delete(long key)
+    {
+        Span<byte> k = stackalloc byte[Int64Key.Size];
+        Int64Key.Write(k, key);
+        return Delete(k);
+    }
+
+    /// <summary>A cursor over the tree, optionally limited to <paramref name="range"/>. Dispose it with or before the transaction.</summary>
+    public Cursor CreateCursor(KeyRange range = default)
+    {
+        ThrowIfUnusable();
+        return new Cursor(this, _transaction, new TreeCursor(BTree, _transaction.IsWritable), range);
+    }
+
+    private void CheckKey(ReadOnlySpan<byte> key)
+    {
+        if (key.IsEmpty) throw new ArgumentException("A key must be at least one byte long.", nameof(key));
+        int max = _transaction.Environment.MaxKeySize;
+        if (key.Length > max) throw new ArgumentException($"The key is {key.Length} bytes; the most is {max}.", nameof(key));
+        if (BTree.IsFixedInt64 && key.Length != Int64Key.Size)
+            throw new ArgumentException($"The tree '{Name}' has 8-byte integer keys; this key is {key.Length} bytes.", nameof(key));
+    }
+
+    private void ThrowIfUnusable()
+    {
+        _transaction.ThrowIfInactive();
+        if (IsDropped) throw new InvalidOperationException($"The tree '{Name}' was deleted in this transaction.");
+    }
+
+    private void ThrowIfNotWritable()
+    {
+        ThrowIfUnusable();
+        if (!_transaction.IsWritable)
+            throw new InvalidOperationException($"Cannot change tree '{Name}' in a read transaction; use StorageEnvironment.BeginWrite.");
+    }
+
+    internal static int EncodeName(string name, Span<byte> destination)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        if (name.Length == 0) throw new ArgumentException("A tree name must not be empty.", nameof(name));
+        if (Encoding.UTF8.GetByteCount(name) > MaxNameBytes)
+            throw new ArgumentException($"The tree name is longer than {MaxNameBytes} UTF-8 bytes.", nameof(name));
+        return Encoding.UTF8.GetBytes(name, destination);
+    }
+}

@@ -1,0 +1,112 @@
+using System.Runtime.InteropServices;
+using StorageEngine.BTrees;
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+/// <summary>
+/// The one write transaction of the environment. Its changes are visible to itself at once and to others
+/// after <see cref="Commit"/>; disposing it without committing discards them. Values it returns stay valid
+/// until its next change or its end.
+/// </summary>
+public sealed class WriteTransaction : Transaction
+{
+    private readonly PageWriter _pages;
+    private bool _committed;
+
+    internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
+        : base(environment, snapshot, pages) => _pages = pages;
+
+    /// <inheritdoc />
+    public override bool IsWritable => true;
+
+    /// <summary>The id this transaction commits as.</summary>
+    public long TransactionId => _pages.TransactionId;
+
+    /// <summary>Opens the tree, creating it (empty) if it does not exist.</summary>
+    /// <param name="name">1 to 255 UTF-8 bytes.</param>
+    /// <param name="options">Fixed when the tree is created: <see cref="TreeOptions.Int64Keys"/> for 8-byte integer keys.</param>
+    /// <exception cref="ArgumentException">The tree exists with other options, or the name is invalid.</exception>
+    public Tree CreateTree(string name, TreeOptions options = TreeOptions.None)
+    {
+        if (TryOpenTree(name, out var existing))
+        {
+            if (existing.Options != options)
+                throw new ArgumentException($"The tree '{name}' exists with options {existing.Options}, not {options}.", nameof(options));
+            return existing;
+        }
+        Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
+        Tree.EncodeName(name, key);
+        var flags = (options & TreeOptions.Int64Keys) != 0 ? TreeFlags.FixedInt64Keys : TreeFlags.None;
+        var header = BTree.Create(_pages, flags);
+        var tree = new Tree(this, name, new BTree(_pages, header));
+        tree.MarkCreated();
+        Remember(tree);
+        return tree;
+    }
+
+    /// <summary>Deletes a tree and frees its pages; false when none has that name.</summary>
+    public bool DeleteTree(string name)
+    {
+        if (!TryOpenTree(name, out var tree)) return false;
+        tree.Drop();
+        return true;
+    }
+
+    /// <summary>
+    /// Makes the changes durable (as the environment's <see cref="DurabilityMode"/> promises) and visible to
+    /// new transactions, then ends the transaction.
+    /// </summary>
+    /// <exception cref="StorageException">Writing failed; nothing of this transaction is kept, earlier commits are intact.</exception>
+    public void Commit()
+    {
+        ThrowIfInactive();
+        if (_committed) throw new InvalidOperationException("The transaction was already committed.");
+        var state = Snapshot.State;
+        state.TransactionId = _pages.TransactionId;
+        if (_pages.DirtyCount > 0 || HasTreeChanges())
+        {
+            FlushTreeHeaders();
+            state.RootTree = RootTree?.Header ?? default;
+            state.PageCount = _pages.PageCount;
+            Environment.Commit(_pages, state);
+        }
+        _committed = true;
+        Dispose();
+    }
+
+    private bool HasTreeChanges()
+    {
+        foreach (var tree in OpenedTrees) if (tree.IsChanged) return true;
+        return false;
+    }
+
+    /// <summary>Writes the header of every changed tree into the tree of names.</summary>
+    private void FlushTreeHeaders()
+    {
+        Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
+        foreach (var tree in OpenedTrees)
+        {
+            if (!tree.IsChanged) continue;
+            int length = Tree.EncodeName(tree.Name, key);
+            var root = RootTree ?? (RootTree = new BTree(_pages, BTree.Create(_pages, TreeFlags.None)));
+            if (tree.IsDropped)
+            {
+                root.Delete(key[..length]);
+                continue;
+            }
+            var header = tree.BTree.Header;
+            root.Put(key[..length], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in header)));
+        }
+    }
+
+    /// <summary>Discards every change and ends the transaction (the same as disposing it uncommitted).</summary>
+    public void Abort() => Dispose();
+
+    private protected override void OnEnd()
+    {
+        if (!_committed) Environment.FreeSpace.Abort();
+        _pages.Discard();
+        Environment.EndWrite();
+    }
+}

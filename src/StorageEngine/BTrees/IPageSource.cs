@@ -1,0 +1,16 @@
+namespace StorageEngine.BTrees;
+
+/// <summary>How a B+tree reads pages: through the transaction it runs in, which knows the snapshot.</summary>
+internal unsafe interface IPageSource
+{
+    int PageSize { get; }
+
+    /// <summary>A tree page of the snapshot, checksum-verified on first use. Throws <see cref="CorruptionException"/>.</summary>
+    byte* GetPage(long pageNumber);
+
+    /// <summary>The first byte of an overflow run holding a value of <paramref name="length"/> bytes, verified against <paramref name="checksum"/>.</summary>
+    byte* GetOverflow(long firstPage, long length, uint checksum);
+
+    /// <summary>An exception reporting that a page holds something a valid tree cannot.</summary>
+    CorruptionException Corruption(long pageNumber, string problem);
+}

@@ -1,0 +1,177 @@
+namespace StorageEngine.BTrees;
+
+/// <summary>
+/// A position in a tree: the path of (page, slot) from the root to a leaf entry. In a write transaction the
+/// tree may change under the cursor; the cursor then finds its place again from a copy of its current key.
+/// </summary>
+internal sealed unsafe class TreeCursor
+{
+    private readonly BTree _tree;
+    private readonly IPageSource _source;
+    private readonly long[] _pages = new long[BTree.MaxDepth];
+    private readonly int[] _indexes = new int[BTree.MaxDepth];
+    private readonly bool _tracksChanges;
+    private byte* _leaf;
+    private int _depth;
+    private long _version;
+    private byte[] _savedKey = [];
+    private int _savedKeyLength;
+
+    public TreeCursor(BTree tree, bool tracksChanges)
+    {
+        _tree = tree;
+        _source = tree.Source;
+        _tracksChanges = tracksChanges;
+    }
+
+    public bool IsValid { get; private set; }
+
+    private int LeafLevel => _depth - 1;
+
+    public ReadOnlySpan<byte> Key => Node.LeafKey(CurrentEntry);
+
+    public ReadOnlySpan<byte> Value => _tree.ReadValue(CurrentEntry);
+
+    private byte* CurrentEntry
+    {
+        get
+        {
+            if (!IsValid) throw new InvalidOperationException("The cursor is not positioned on an entry.");
+            if (IsStale) Seek(SavedKey);
+            if (!IsValid) throw new InvalidOperationException("The entry under the cursor was removed and nothing follows it.");
+            return Node.Entry(_leaf, _indexes[LeafLevel]);
+        }
+    }
+
+    private bool IsStale => _tracksChanges && _version != _tree.Version;
+
+    private ReadOnlySpan<byte> SavedKey => _savedKey.AsSpan(0, _savedKeyLength);
+
+    public bool First() => Edge(last: false);
+
+    public bool Last() => Edge(last: true);
+
+    /// <summary>Moves to the first entry whose key is >= <paramref name="key"/>; returns whether it is equal.</summary>
+    public bool Seek(ReadOnlySpan<byte> key)
+    {
+        Begin();
+        long pageNumber = _tree.Header.RootPage;
+        for (int level = 0; level < LeafLevel; level++)
+        {
+            byte* page = _source.GetPage(pageNumber);
+            int index = Node.SearchBranch(page, key, _tree.IsFixedInt64);
+            _pages[level] = pageNumber;
+            _indexes[level] = index;
+            pageNumber = Node.Child(Node.Entry(page, index));
+        }
+        _leaf = _source.GetPage(pageNumber);
+        _pages[LeafLevel] = pageNumber;
+        int slot = Node.SearchLeaf(_leaf, key, _tree.IsFixedInt64, out bool found);
+        _indexes[LeafLevel] = slot;
+        if (slot < Node.Count(_leaf)) return Settle(true) && found;
+        _indexes[LeafLevel] = slot - 1;
+        IsValid = true;
+        return StepForward() && false;
+    }
+
+    public bool Next()
+    {
+        if (!IsValid) return false;
+        if (IsStale)
+        {
+            var saved = SavedKey.ToArray();
+            bool exact = Seek(saved);
+            if (!exact) return IsValid;
+        }
+        return StepForward();
+    }
+
+    public bool Previous()
+    {
+        if (!IsValid) return false;
+        if (IsStale)
+        {
+            var saved = SavedKey.ToArray();
+            Seek(saved);
+            if (!IsValid) return Last();
+        }
+        return StepBackward();
+    }
+
+    private bool StepForward()
+    {
+        int leaf = LeafLevel;
+        if (++_indexes[leaf] < Node.Count(_leaf)) return Settle(true);
+        for (int level = leaf - 1; level >= 0; level--)
+        {
+            byte* page = _source.GetPage(_pages[level]);
+            if (_indexes[level] + 1 < Node.Count(page))
+            {
+                _indexes[level]++;
+                return Descend(level, Node.Child(Node.Entry(page, _indexes[level])), last: false);
+            }
+        }
+        return Settle(false);
+    }
+
+    private bool StepBackward()
+    {
+        int leaf = LeafLevel;
+        if (--_indexes[leaf] >= 0) return Settle(true);
+        for (int level = leaf - 1; level >= 0; level--)
+        {
+            if (_indexes[level] > 0)
+            {
+                byte* page = _source.GetPage(_pages[level]);
+                _indexes[level]--;
+                return Descend(level, Node.Child(Node.Entry(page, _indexes[level])), last: true);
+            }
+        }
+        return Settle(false);
+    }
+
+    private bool Edge(bool last)
+    {
+        Begin();
+        return Descend(-1, _tree.Header.RootPage, last);
+    }
+
+    /// <summary>Walks down from the child of <paramref name="level"/> along the left or right edge.</summary>
+    private bool Descend(int level, long pageNumber, bool last)
+    {
+        for (int l = level + 1; l < LeafLevel; l++)
+        {
+            byte* page = _source.GetPage(pageNumber);
+            int index = last ? Node.Count(page) - 1 : 0;
+            if (index < 0) throw _source.Corruption(pageNumber, "an empty branch page inside a tree.");
+            _pages[l] = pageNumber;
+            _indexes[l] = index;
+            pageNumber = Node.Child(Node.Entry(page, index));
+        }
+        _leaf = _source.GetPage(pageNumber);
+        _pages[LeafLevel] = pageNumber;
+        int count = Node.Count(_leaf);
+        _indexes[LeafLevel] = last ? count - 1 : 0;
+        return Settle(count > 0);
+    }
+
+    private void Begin()
+    {
+        _depth = _tree.Header.Depth;
+        _version = _tree.Version;
+    }
+
+    private bool Settle(bool valid)
+    {
+        IsValid = valid;
+        if (valid && _tracksChanges)
+        {
+            var key = Node.LeafKey(Node.Entry(_leaf, _indexes[LeafLevel]));
+            if (_savedKey.Length < key.Length) _savedKey = new byte[Math.Max(key.Length, 64)];
+            key.CopyTo(_savedKey);
+            _savedKeyLength = key.Length;
+            _version = _tree.Version;
+        }
+        return valid;
+    }
+}

@@ -1,0 +1,41 @@
+using System.Buffers;
+using System.Runtime.InteropServices;
+
+namespace StorageEngine.Common;
+
+/// <summary>
+/// Aligned native memory that can also be handed out as <see cref="Memory{T}"/> (for vectored writes) without
+/// copying or pinning. Owned by one component, which disposes it.
+/// </summary>
+internal sealed unsafe class NativeBuffer : MemoryManager<byte>
+{
+    public const int Alignment = 4096;
+    private byte* _pointer;
+
+    public NativeBuffer(int length)
+    {
+        Length = length;
+        _pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(length, 1), Alignment);
+        new Span<byte>(_pointer, length).Clear();
+    }
+
+    public byte* Pointer => _pointer != null ? _pointer : throw new ObjectDisposedException(nameof(NativeBuffer));
+
+    public int Length { get; }
+
+    public override Span<byte> GetSpan() => new(Pointer, Length);
+
+    public override MemoryHandle Pin(int elementIndex = 0) => new(Pointer + elementIndex);
+
+    public override void Unpin() { }
+
+    /// <summary>Frees the memory.</summary>
+    public void Free() => ((IDisposable)this).Dispose();
+
+    protected override void Dispose(bool disposing)
+    {
+        if (_pointer == null) return;
+        NativeMemory.AlignedFree(_pointer);
+        _pointer = null;
+    }
+}

@@ -1,0 +1,149 @@
+using System.Runtime.InteropServices;
+using StorageEngine.Common;
+using StorageEngine.Platform;
+
+namespace StorageEngine.Journal;
+
+/// <summary>
+/// Reads the journal back for recovery: records in transaction order from a starting file, stopping at the
+/// first torn or stale record. An intact record out of its place (a gap in transaction ids, an intact record
+/// of a later transaction after a damaged one, a record of another environment) is corruption.
+/// </summary>
+internal sealed class JournalReader
+{
+    private readonly IFileSystem _fileSystem;
+    private readonly string _directory;
+    private readonly long _environmentId;
+    private readonly int _pageSize;
+
+    public JournalReader(IFileSystem fileSystem, string directory, long environmentId, int pageSize)
+    {
+        _fileSystem = fileSystem;
+        _directory = directory;
+        _environmentId = environmentId;
+        _pageSize = pageSize;
+    }
+
+    /// <summary>Journal file numbers present in the directory, ascending.</summary>
+    public List<long> FileNumbers()
+    {
+        var numbers = new List<long>();
+        foreach (var name in _fileSystem.ListFiles(_directory))
+            if (JournalFileNames.TryParse(name, out long n)) numbers.Add(n);
+        numbers.Sort();
+        return numbers;
+    }
+
+    /// <summary>
+    /// Calls <paramref name="apply"/> for every record after <paramref name="afterTransactionId"/>, in order,
+    /// starting in file <paramref name="startFileNumber"/>. Returns the last transaction id applied.
+    /// </summary>
+    public long Replay(long startFileNumber, long afterTransactionId, Action<JournalRecord> apply)
+    {
+        var files = FileNumbers().Where(n => n >= startFileNumber).ToList();
+        long expected = afterTransactionId + 1;
+        for (int f = 0; f < files.Count; f++)
+        {
+            string path = PathOf(files[f]);
+            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
+            long offset = 0;
+            bool appliedHere = false;
+            while (true)
+            {
+                var record = TryRead(file, files[f], offset);
+                if (record is null) break;
+                long id = record.TransactionId;
+                if (id < expected)
+                {
+                    // Records the checkpoint already holds precede ours in the file it starts from; anywhere
+                    // else an older record is what a reused file left behind: the end of this file's data.
+                    if (files[f] == startFileNumber && !appliedHere && id <= afterTransactionId)
+                    {
+                        offset += record.TotalLength;
+                        continue;
+                    }
+                    break;
+                }
+                if (id > expected)
+                    throw new CorruptionException(path, offset, $"journal record of transaction {id} where transaction {expected} was expected (a gap in the journal).");
+                apply(record);
+                expected++;
+                offset += record.TotalLength;
+                appliedHere = true;
+            }
+            // The next file must start with the next transaction, or the journal ends here.
+            if (f + 1 < files.Count && StartsWith(files[f + 1], expected)) continue;
+            EnsureNothingLater(files, f, offset, expected);
+            break;
+        }
+        return expected - 1;
+    }
+
+    private bool StartsWith(long fileNumber, long transactionId)
+    {
+        using var file = _fileSystem.Open(PathOf(fileNumber), StorageFileMode.Buffered);
+        return TryRead(file, fileNumber, 0)?.TransactionId == transactionId;
+    }
+
+    /// <summary>
+    /// Where the journal ended at a damaged record, an intact record of a later transaction further on means
+    /// the damage is not a torn tail but corruption of a committed record.
+    /// </summary>
+    private void EnsureNothingLater(List<long> files, int fileIndex, long offset, long expected)
+    {
+        for (int f = fileIndex; f < files.Count; f++)
+        {
+            string path = PathOf(files[f]);
+            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
+            for (long at = f == fileIndex ? offset + JournalRecordHeader.BlockSize : 0; at + JournalRecordHeader.BlockSize <= file.Length; at += JournalRecordHeader.BlockSize)
+            {
+                var record = TryRead(file, files[f], at);
+                if (record is not null && record.TransactionId >= expected)
+                    throw new CorruptionException(PathOf(files[fileIndex]), offset,
+                        $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
+            }
+        }
+    }
+
+    private string PathOf(long number) => Path.Combine(_directory, JournalFileNames.ForNumber(number));
+
+    /// <summary>The record at <paramref name="offset"/>, or null when there is no intact record of this environment.</summary>
+    private JournalRecord? TryRead(IStorageFile file, long fileNumber, long offset)
+    {
+        if (offset + JournalRecordHeader.BlockSize > file.Length) return null;
+        var block = new byte[JournalRecordHeader.BlockSize];
+        if (file.Read(offset, block) != block.Length) return null;
+        var header = MemoryMarshal.Read<JournalRecordHeader>(block);
+        if (header.Magic != JournalRecordHeader.MagicValue) return null;
+        if (header.PageSize != _pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
+            || header.HeaderLength != JournalRecordHeader.HeaderLengthFor(header.RunCount)
+            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
+            || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
+            return null;
+
+        var bytes = new byte[header.TotalLength];
+        if (file.Read(offset, bytes) != bytes.Length) return null;
+        long payload = JournalRecordHeader.AlignUp(header.HeaderLength);
+        for (int i = 0; i < header.RunCount; i++)
+        {
+            var entry = bytes.AsSpan(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize);
+            long firstPage = MemoryMarshal.Read<long>(entry);
+            int pageCount = MemoryMarshal.Read<int>(entry[8..]);
+            if (firstPage < 0 || pageCount <= 0) return null;
+            payload += (long)pageCount * _pageSize;
+        }
+        if (payload != header.TotalLength) return null;
+
+        // The checksum covers the header and table (checksum field as zero) and the runs, not the padding.
+        var check = bytes.AsSpan();
+        uint stored = header.Checksum;
+        MemoryMarshal.Write(check[44..], 0u);
+        uint crc = Crc32C.Append(Crc32C.Start, check[..header.HeaderLength]);
+        crc = Crc32C.Finish(Crc32C.Append(crc, check[(int)JournalRecordHeader.AlignUp(header.HeaderLength)..]));
+        MemoryMarshal.Write(check[44..], stored);
+        if (crc != stored) return null;
+        if (header.EnvironmentId != _environmentId)
+            throw new CorruptionException(file.Path, offset, $"the journal record belongs to another environment (id {header.EnvironmentId:X16}, expected {_environmentId:X16}).");
+        return new JournalRecord(bytes, fileNumber, offset);
+    }
+}

@@ -1,0 +1,50 @@
+using System.Runtime.InteropServices;
+
+namespace StorageEngine.Paging;
+
+/// <summary>
+/// The checkpoint header, format version 1. Two copies live at the start of pages 0 and 1 of the data file;
+/// a checkpoint overwrites the older copy (sequence parity), so a torn header write leaves the other intact.
+/// The copy with a valid checksum and the higher sequence wins.
+/// <code>
+/// offset size field
+///      0    8 Magic                   "SEDBHDR1" (ASCII, little-endian ulong)
+///      8    4 FormatVersion           1
+///     12    4 PageSize                bytes per page, a power of two from 4096 to 32768
+///     16    4 Checksum                CRC-32C of these 192 bytes with this field taken as zero
+///     20    4 Reserved
+///     24    8 EnvironmentId           random, fixed at creation; journal records must carry the same
+///     32    8 Sequence                incremented by every header write
+///     40    8 CheckpointTransactionId the data file holds every transaction up to this one
+///     48    8 JournalFileNumber       the journal file to start recovery from
+///     56    8 Reserved
+///     64  128 State                   the environment state as of CheckpointTransactionId (opaque here)
+/// </code>
+/// </summary>
+[StructLayout(LayoutKind.Explicit, Size = Size)]
+internal unsafe struct DataFileHeader
+{
+    public const int Size = 192;
+    public const int StateSize = 128;
+    public const ulong MagicValue = 0x3152444842444553UL; // "SEDBHDR1"
+    public const uint CurrentFormatVersion = 1;
+
+    [FieldOffset(0)] public ulong Magic;
+    [FieldOffset(8)] public uint FormatVersion;
+    [FieldOffset(12)] public int PageSize;
+    [FieldOffset(16)] public uint Checksum;
+    [FieldOffset(20)] public uint Reserved1;
+    [FieldOffset(24)] public long EnvironmentId;
+    [FieldOffset(32)] public long Sequence;
+    [FieldOffset(40)] public long CheckpointTransactionId;
+    [FieldOffset(48)] public long JournalFileNumber;
+    [FieldOffset(56)] public long Reserved2;
+    [FieldOffset(64)] public fixed byte State[StateSize];
+
+    public uint ComputeChecksum()
+    {
+        DataFileHeader copy = this;
+        copy.Checksum = 0;
+        return Common.Crc32C.Compute(new ReadOnlySpan<byte>(&copy, Size));
+    }
+}

@@ -1,0 +1,39 @@
+namespace StorageEngine.Platform;
+
+/// <summary>One open file: positional reads and writes, gathered writes, sync, and read-only mapping.</summary>
+internal interface IStorageFile : IDisposable
+{
+    string Path { get; }
+
+    /// <summary>Current length in bytes.</summary>
+    long Length { get; }
+
+    /// <summary>True when a write is durable once it returns (O_DIRECT|O_DSYNC in effect).</summary>
+    bool IsWriteThrough { get; }
+
+    /// <summary>Required alignment of offsets, lengths and buffer addresses for writes (1 when buffered).</summary>
+    int Alignment { get; }
+
+    /// <summary>Sets the length (extending with zeros, or truncating).</summary>
+    void SetLength(long length);
+
+    /// <summary>
+    /// Extends the file to at least <paramref name="length"/> with blocks actually written (zeros), so that
+    /// later unbuffered writes do not allocate blocks or update metadata.
+    /// </summary>
+    void Preallocate(long length);
+
+    /// <summary>Reads up to destination.Length bytes at offset; returns bytes read (less only at end of file).</summary>
+    int Read(long offset, Span<byte> destination);
+
+    void Write(long offset, ReadOnlySpan<byte> source);
+
+    /// <summary>Writes the buffers back to back, starting at offset, with one vectored call where possible.</summary>
+    void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers);
+
+    /// <summary>Makes every completed write durable (fdatasync).</summary>
+    void Flush();
+
+    /// <summary>Maps [0, length) read-only. The view stays valid until disposed, whatever happens to the file.</summary>
+    IMappedView Map(long length);
+}

@@ -1,0 +1,69 @@
+using System.Runtime.InteropServices;
+
+namespace StorageEngine.Platform;
+
+/// <summary>
+/// A reference-counted block of native memory holding an in-memory file's content. The file holds one reference
+/// and every mapped view one more, so a buffer replaced by growth lives on until the last view of it is disposed.
+/// </summary>
+internal sealed unsafe class MemoryBuffer
+{
+    /// <summary>Page alignment, so that buffers behave like mapped files for callers that rely on it.</summary>
+    public const int BufferAlignment = 4096;
+
+    private nint _address;
+    private int _references = 1;
+
+    /// <summary>Allocates <paramref name="capacity"/> zeroed bytes, owned by the caller's single reference.</summary>
+    public MemoryBuffer(long capacity)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(capacity);
+        byte* pointer = (byte*)NativeMemory.AlignedAlloc((nuint)capacity, BufferAlignment);
+        NativeMemory.Clear(pointer, (nuint)capacity);
+        _address = (nint)pointer;
+        Pointer = pointer;
+        Capacity = capacity;
+
+        // The GC cannot see native memory; without this, buffers dropped without release (a crashed
+        // environment's views) would wait far too long for their finalizers.
+        GC.AddMemoryPressure(capacity);
+    }
+
+    /// <summary>Releases the memory when nothing released it first (a view or a file that was abandoned).</summary>
+    ~MemoryBuffer()
+    {
+        Free();
+    }
+
+    /// <summary>Address of the first byte.</summary>
+    public byte* Pointer { get; }
+
+    /// <summary>Size of the allocation in bytes.</summary>
+    public long Capacity { get; }
+
+    /// <summary>
+    /// Adds a reference. Callers must already hold one (the owning file's, under its lock), which is what
+    /// guarantees the buffer has not been freed.
+    /// </summary>
+    public void AddReference() => Interlocked.Increment(ref _references);
+
+    /// <summary>Drops a reference, freeing the memory with the last one.</summary>
+    public void Release()
+    {
+        if (Interlocked.Decrement(ref _references) == 0)
+        {
+            Free();
+            GC.SuppressFinalize(this);
+        }
+    }
+
+    private void Free()
+    {
+        nint address = Interlocked.Exchange(ref _address, 0);
+        if (address != 0)
+        {
+            NativeMemory.AlignedFree((void*)address);
+            GC.RemoveMemoryPressure(Capacity);
+        }
+    }
+}

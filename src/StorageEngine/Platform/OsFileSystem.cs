@@ -1,0 +1,157 @@
+namespace StorageEngine.Platform;
+
+/// <summary>
+/// The real file system. On Linux, operations that change a directory (create, rename, delete) also fsync the
+/// directory, so that they are as durable once they return as they are in <see cref="MemoryFileSystem"/>'s model.
+/// </summary>
+internal sealed class OsFileSystem : IFileSystem
+{
+    /// <summary>Windows ERROR_SHARING_VIOLATION and ERROR_LOCK_VIOLATION, as HRESULTs.</summary>
+    private const int WindowsSharingViolation = unchecked((int)0x80070020);
+    private const int WindowsLockViolation = unchecked((int)0x80070021);
+
+    /// <summary>EWOULDBLOCK, which .NET reports as the HResult when flock finds the file locked (Linux; macOS/BSD).</summary>
+    private const int LinuxWouldBlock = 11;
+    private const int BsdWouldBlock = 35;
+
+    /// <summary>The shared instance; the type has no state.</summary>
+    public static OsFileSystem Instance { get; } = new();
+
+    /// <inheritdoc />
+    public bool IsInMemory => false;
+
+    /// <inheritdoc />
+    public IStorageFile Open(string path, StorageFileMode mode)
+    {
+        bool existed = File.Exists(path);
+        OsStorageFile file = OsStorageFile.Open(path, mode);
+        if (!existed)
+        {
+            try
+            {
+                SyncParentDirectory(path);
+            }
+            catch
+            {
+                file.Dispose();
+                throw;
+            }
+        }
+
+        return file;
+    }
+
+    /// <summary>True when a file or a directory exists at <paramref name="path"/>.</summary>
+    public bool Exists(string path) => File.Exists(path) || Directory.Exists(path);
+
+    /// <summary>Deletes the file; does nothing when it does not exist.</summary>
+    public void Delete(string path)
+    {
+        if (!File.Exists(path))
+        {
+            return;
+        }
+
+        File.Delete(path);
+        SyncParentDirectory(path);
+    }
+
+    /// <inheritdoc />
+    public void Rename(string from, string to)
+    {
+        File.Move(from, to, overwrite: true);
+        SyncParentDirectory(to);
+        if (!string.Equals(Path.GetDirectoryName(Path.GetFullPath(from)), Path.GetDirectoryName(Path.GetFullPath(to)), StringComparison.Ordinal))
+        {
+            SyncParentDirectory(from);
+        }
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Sorted ordinally, so callers see the same order on every platform; empty when the directory does not exist.</remarks>
+    public IReadOnlyList<string> ListFiles(string directory)
+    {
+        if (!Directory.Exists(directory))
+        {
+            return [];
+        }
+
+        string[] names = Directory.GetFiles(directory).Select(p => Path.GetFileName(p)).ToArray();
+        Array.Sort(names, StringComparer.Ordinal);
+        return names;
+    }
+
+    /// <summary>Creates the directory and its missing parents, owner-only (0700) on Unix.</summary>
+    public void CreateDirectory(string path)
+    {
+        if (Directory.Exists(path))
+        {
+            return;
+        }
+
+        if (OperatingSystem.IsWindows())
+        {
+            Directory.CreateDirectory(path);
+        }
+        else
+        {
+            Directory.CreateDirectory(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        }
+
+        SyncParentDirectory(path);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// The lock is an open handle with FileShare.None: on Windows a sharing lock, on Unix flock(LOCK_EX), which
+    /// excludes other processes and other opens in this process alike, and which the OS drops if the process dies.
+    /// The lock file is left in place on release: deleting it would race with another process opening it.
+    /// </remarks>
+    public IDisposable AcquireLock(string lockFilePath)
+    {
+        FileStream stream;
+        try
+        {
+            stream = OsStorageFile.OpenStream(lockFilePath, FileShare.None);
+        }
+        catch (IOException e) when (IsLockConflict(e))
+        {
+            throw new EnvironmentLockedException(lockFilePath, e);
+        }
+
+        try
+        {
+            if (OperatingSystem.IsLinux() && !LinuxNative.TryLockExclusive(stream.SafeFileHandle, lockFilePath))
+            {
+                throw new EnvironmentLockedException(lockFilePath);
+            }
+        }
+        catch
+        {
+            stream.Dispose();
+            throw;
+        }
+
+        return new OsFileLock(stream);
+    }
+
+    private static bool IsLockConflict(IOException e) =>
+        e is not (FileNotFoundException or DirectoryNotFoundException or PathTooLongException)
+        && (OperatingSystem.IsWindows()
+            ? e.HResult is WindowsSharingViolation or WindowsLockViolation
+            : e.HResult is LinuxWouldBlock or BsdWouldBlock);
+
+    private static void SyncParentDirectory(string path)
+    {
+        if (!OperatingSystem.IsLinux())
+        {
+            return;
+        }
+
+        string? parent = Path.GetDirectoryName(Path.GetFullPath(path));
+        if (!string.IsNullOrEmpty(parent))
+        {
+            LinuxNative.SyncDirectory(parent);
+        }
+    }
+}

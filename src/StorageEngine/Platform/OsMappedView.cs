@@ -1,0 +1,51 @@
+using System.IO.MemoryMappedFiles;
+
+namespace StorageEngine.Platform;
+
+/// <summary>A read-only memory mapping of the start of an OS file.</summary>
+internal sealed unsafe class OsMappedView : IMappedView
+{
+    private readonly MemoryMappedFile? _mapping;
+    private readonly MemoryMappedViewAccessor? _accessor;
+    private int _disposed;
+
+    /// <summary>Takes ownership of the mapping and the accessor, and pins the accessor's address.</summary>
+    public OsMappedView(MemoryMappedFile mapping, MemoryMappedViewAccessor accessor, long length)
+    {
+        _mapping = mapping;
+        _accessor = accessor;
+        Length = length;
+
+        byte* pointer = null;
+        accessor.SafeMemoryMappedViewHandle.AcquirePointer(ref pointer);
+
+        // The OS maps from a page boundary; PointerOffset is the distance from there to byte 0 of the view.
+        Pointer = pointer + accessor.PointerOffset;
+    }
+
+    private OsMappedView()
+    {
+    }
+
+    /// <inheritdoc />
+    public byte* Pointer { get; }
+
+    /// <inheritdoc />
+    public long Length { get; }
+
+    /// <summary>A view of zero bytes, which the OS cannot map.</summary>
+    public static OsMappedView Empty() => new();
+
+    /// <summary>Unmaps the view; <see cref="Pointer"/> must not be used afterwards.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0 || _accessor is null)
+        {
+            return;
+        }
+
+        _accessor.SafeMemoryMappedViewHandle.ReleasePointer();
+        _accessor.Dispose();
+        _mapping?.Dispose();
+    }
+}

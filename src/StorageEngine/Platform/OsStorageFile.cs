@@ -1,0 +1,310 @@
+using System.IO.MemoryMappedFiles;
+using System.Runtime.InteropServices;
+using Microsoft.Win32.SafeHandles;
+
+namespace StorageEngine.Platform;
+
+/// <summary>
+/// An <see cref="IStorageFile"/> over an operating-system file. Reads and writes are positional (pread/pwrite),
+/// so one instance can be used from several threads at once without a shared file position.
+/// </summary>
+internal sealed unsafe class OsStorageFile : IStorageFile
+{
+    /// <summary>Alignment for unbuffered I/O: a multiple of every logical sector size in use (512 and 4096).</summary>
+    internal const int DirectAlignment = 4096;
+
+    /// <summary>Size of the zero chunks written by <see cref="Preallocate"/>: large enough to be cheap, small enough to allocate.</summary>
+    private const int ZeroChunkSize = 1 << 20;
+
+    /// <summary>Windows FILE_FLAG_NO_BUFFERING, which FileOptions does not name.</summary>
+    private const FileOptions WindowsNoBuffering = (FileOptions)0x20000000;
+
+    private readonly SafeFileHandle _handle;
+
+    /// <summary>The stream that created the handle (to get a 0600 create mode on Unix); it owns the handle.</summary>
+    private readonly FileStream? _owner;
+
+    private int _disposed;
+
+    private OsStorageFile(string path, SafeFileHandle handle, FileStream? owner, bool isWriteThrough, int alignment)
+    {
+        Path = path;
+        _handle = handle;
+        _owner = owner;
+        IsWriteThrough = isWriteThrough;
+        Alignment = alignment;
+    }
+
+    /// <inheritdoc />
+    public string Path { get; }
+
+    /// <inheritdoc />
+    public long Length => RandomAccess.GetLength(_handle);
+
+    /// <inheritdoc />
+    public bool IsWriteThrough { get; }
+
+    /// <inheritdoc />
+    public int Alignment { get; }
+
+    /// <summary>
+    /// Opens or creates the file. <see cref="StorageFileMode.UnbufferedWriteThrough"/> gets O_DIRECT|O_DSYNC on
+    /// Linux and NO_BUFFERING|WRITE_THROUGH on Windows; elsewhere, or where the file system refuses O_DIRECT,
+    /// the file is buffered and reports <see cref="IsWriteThrough"/> = false so that the caller flushes.
+    /// </summary>
+    public static OsStorageFile Open(string path, StorageFileMode mode)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+
+        if ((mode & StorageFileMode.UnbufferedWriteThrough) != 0)
+        {
+            if (OperatingSystem.IsLinux())
+            {
+                SafeFileHandle? direct = LinuxNative.TryOpenDirect(path);
+                if (direct is not null)
+                {
+                    return new OsStorageFile(path, direct, owner: null, isWriteThrough: true, DirectAlignment);
+                }
+            }
+            else if (OperatingSystem.IsWindows())
+            {
+                // FileShare.Delete so that renaming or deleting an open file behaves as on Unix.
+                SafeFileHandle handle = File.OpenHandle(
+                    path,
+                    FileMode.OpenOrCreate,
+                    FileAccess.ReadWrite,
+                    FileShare.ReadWrite | FileShare.Delete,
+                    FileOptions.WriteThrough | WindowsNoBuffering);
+                return new OsStorageFile(path, handle, owner: null, isWriteThrough: true, DirectAlignment);
+            }
+
+            // macOS has F_NOCACHE but no O_DSYNC equivalent that also flushes the drive cache, so buffered
+            // writes plus Flush (F_FULLFSYNC) is the only durable option there.
+        }
+
+        FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete);
+        return new OsStorageFile(path, stream.SafeFileHandle, stream, isWriteThrough: false, alignment: 1);
+    }
+
+    /// <summary>
+    /// Opens a handle through FileStream rather than File.OpenHandle, because only FileStreamOptions can set the
+    /// Unix create mode atomically (0600: environment files may hold sensitive data).
+    /// </summary>
+    internal static FileStream OpenStream(string path, FileShare share)
+    {
+        var options = new FileStreamOptions
+        {
+            Mode = FileMode.OpenOrCreate,
+            Access = FileAccess.ReadWrite,
+            Share = share,
+
+            // No FileStream buffer: all I/O goes through RandomAccess on the handle.
+            BufferSize = 0,
+        };
+        if (!OperatingSystem.IsWindows())
+        {
+            options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        }
+
+        return new FileStream(path, options);
+    }
+
+    /// <inheritdoc />
+    public void SetLength(long length)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        RandomAccess.SetLength(_handle, length);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// Zeros are written rather than fallocate'd because fallocate leaves unwritten extents, whose first write
+    /// still updates metadata and so costs a journal commit under O_DSYNC. The file keeps the exact requested
+    /// length even when O_DIRECT forces whole blocks to be written.
+    /// </remarks>
+    public void Preallocate(long length)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        long position = Length;
+        if (length <= position)
+        {
+            return;
+        }
+
+        byte* zeros = (byte*)NativeMemory.AlignedAlloc(ZeroChunkSize, DirectAlignment);
+        try
+        {
+            NativeMemory.Clear(zeros, ZeroChunkSize);
+            if (Alignment > 1 && position % Alignment != 0)
+            {
+                // O_DIRECT cannot write at an unaligned offset, so the partial last block is rewritten whole:
+                // its existing bytes followed by zeros.
+                long blockStart = position - (position % Alignment);
+                _ = Read(blockStart, new Span<byte>(zeros, Alignment));
+                RandomAccess.Write(_handle, new ReadOnlySpan<byte>(zeros, Alignment), blockStart);
+                NativeMemory.Clear(zeros, (nuint)Alignment);
+                position = blockStart + Alignment;
+            }
+
+            while (position < length)
+            {
+                int chunk = (int)Math.Min(ZeroChunkSize, length - position);
+                chunk = AlignUp(chunk, Alignment);
+                RandomAccess.Write(_handle, new ReadOnlySpan<byte>(zeros, chunk), position);
+                position += chunk;
+            }
+
+            if (position > length)
+            {
+                RandomAccess.SetLength(_handle, length);
+            }
+        }
+        finally
+        {
+            NativeMemory.AlignedFree(zeros);
+        }
+
+        Flush();
+    }
+
+    /// <inheritdoc />
+    public int Read(long offset, Span<byte> destination)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        int total = 0;
+
+        // pread may return fewer bytes than asked before end of file; the contract promises short reads
+        // only at end of file, so keep reading.
+        while (total < destination.Length)
+        {
+            int read = RandomAccess.Read(_handle, destination[total..], offset + total);
+            if (read == 0)
+            {
+                break;
+            }
+
+            total += read;
+
+            // With O_DIRECT an unaligned count can only mean end of file, and reading on from an unaligned
+            // offset would fail with EINVAL.
+            if (Alignment > 1 && read % Alignment != 0)
+            {
+                break;
+            }
+        }
+
+        return total;
+    }
+
+    /// <inheritdoc />
+    public void Write(long offset, ReadOnlySpan<byte> source)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        CheckAligned(offset, source.Length);
+        RandomAccess.Write(_handle, source, offset);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// RandomAccess uses pwritev, retries partial writes, and splits lists longer than IOV_MAX (1024) itself,
+    /// so any number of buffers can be passed.
+    /// </remarks>
+    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(offset);
+        ArgumentNullException.ThrowIfNull(buffers);
+        if (Alignment > 1)
+        {
+            CheckAligned(offset, 0);
+            for (int i = 0; i < buffers.Count; i++)
+            {
+                CheckAligned(0, buffers[i].Length);
+            }
+        }
+
+        RandomAccess.Write(_handle, buffers, offset);
+    }
+
+    /// <inheritdoc />
+    /// <remarks>Works on write-through files too, where it only has metadata left to make durable.</remarks>
+    public void Flush()
+    {
+        if (OperatingSystem.IsLinux())
+        {
+            LinuxNative.FlushData(_handle, Path);
+        }
+        else
+        {
+            // fsync, and F_FULLFSYNC on macOS, whose fsync does not flush the drive's cache.
+            RandomAccess.FlushToDisk(_handle);
+        }
+    }
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// The file must already be at least <paramref name="length"/> long: mapping past the end would fault on
+    /// access rather than read zeros. Truncating the file below a live view makes reads from the cut part fault
+    /// (SIGBUS), so the engine only ever grows mapped files. Mapping is meant for buffered files; it also works
+    /// on an O_DIRECT file on Linux, but the page cache and direct writes are then only loosely coherent.
+    /// </remarks>
+    public IMappedView Map(long length)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        long fileLength = Length;
+        if (length > fileLength)
+        {
+            throw new ArgumentOutOfRangeException(nameof(length), length, $"Cannot map {length} bytes of '{Path}', which is only {fileLength} bytes long.");
+        }
+
+        // The OS refuses empty mappings; an empty view needs no memory at all.
+        if (length == 0)
+        {
+            return OsMappedView.Empty();
+        }
+
+        MemoryMappedFile mapping = MemoryMappedFile.CreateFromFile(
+            _handle, mapName: null, length, MemoryMappedFileAccess.Read, HandleInheritability.None, leaveOpen: true);
+        try
+        {
+            MemoryMappedViewAccessor accessor = mapping.CreateViewAccessor(0, length, MemoryMappedFileAccess.Read);
+            return new OsMappedView(mapping, accessor, length);
+        }
+        catch
+        {
+            mapping.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>Closes the handle; mapped views stay valid until they are disposed themselves.</summary>
+    public void Dispose()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
+        if (_owner is not null)
+        {
+            _owner.Dispose();
+        }
+        else
+        {
+            _handle.Dispose();
+        }
+    }
+
+    private static int AlignUp(int value, int alignment) => (value + alignment - 1) / alignment * alignment;
+
+    /// <summary>
+    /// Rejects misaligned unbuffered I/O up front: the kernel would fail it with a bare EINVAL that does not
+    /// say what was wrong.
+    /// </summary>
+    private void CheckAligned(long offset, int length)
+    {
+        if (Alignment > 1 && (offset % Alignment != 0 || length % Alignment != 0))
+        {
+            throw new ArgumentException($"Unbuffered I/O on '{Path}' needs offsets and lengths aligned to {Alignment} bytes (offset {offset}, length {length}).");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+using Microsoft.Extensions.Logging;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// Runs checkpoints on a background thread: when the journal has grown by the threshold since the last one,
+/// or when the interval has passed with commits to checkpoint. Commits never wait for it.
+/// </summary>
+internal sealed class Checkpointer : IDisposable
+{
+    private readonly StorageEnvironment _environment;
+    private readonly long _threshold;
+    private readonly TimeSpan _interval;
+    private readonly ILogger _logger;
+    private readonly AutoResetEvent _signal = new(false);
+    private readonly Thread _thread;
+    private long _journalBytes;
+    private long _journalBytesAtCheckpoint;
+    private volatile bool _stopping;
+
+    public Checkpointer(StorageEnvironment environment, long threshold, TimeSpan interval, ILogger logger)
+    {
+        _environment = environment;
+        _threshold = Math.Max(1, threshold);
+        _interval = interval;
+        _logger = logger;
+        _thread = new Thread(Run) { IsBackground = true, Name = "StorageEngine checkpointer" };
+        _thread.Start();
+    }
+
+    /// <summary>Called after each commit with the journal's running byte count.</summary>
+    public void OnCommit(long journalBytesWritten)
+    {
+        Volatile.Write(ref _journalBytes, journalBytesWritten);
+        if (journalBytesWritten - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold) _signal.Set();
+    }
+
+    private void Run()
+    {
+        while (!_stopping)
+        {
+            _signal.WaitOne(_interval);
+            if (_stopping) break;
+            long bytes = Volatile.Read(ref _journalBytes);
+            if (bytes == Volatile.Read(ref _journalBytesAtCheckpoint)) continue;
+            try
+            {
+                _environment.CheckpointCore();
+                Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
+            }
+            catch (Exception e)
+            {
+                // The journal keeps every commit until a checkpoint succeeds, so nothing is lost; try again later.
+                _logger.LogError(e, "Background checkpoint failed; it will be retried.");
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        _stopping = true;
+        _signal.Set();
+        _thread.Join();
+        _signal.Dispose();
+    }
+}

@@ -1,0 +1,180 @@
+using System.Collections;
+using System.Runtime.InteropServices;
+using System.Text;
+using StorageEngine.BTrees;
+using StorageEngine.Paging;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// Walks every tree of a snapshot and the free-space map, and lists what breaks the invariants. Runs inside
+/// a write transaction so that the bitmaps it reads belong to the same version as the trees.
+/// </summary>
+internal sealed unsafe class EnvironmentChecker
+{
+    private const int MaxProblems = 1000;
+    private readonly WriteTransaction _transaction;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly int _pageSize;
+    private readonly List<string> _problems = new();
+    private readonly BitArray _used;
+    private readonly long _pageCount;
+    private long _entries;
+
+    public EnvironmentChecker(WriteTransaction transaction, FreeSpaceMap freeSpace, int pageSize)
+    {
+        _transaction = transaction;
+        _freeSpace = freeSpace;
+        _pageSize = pageSize;
+        _pageCount = transaction.Snapshot.State.PageCount;
+        _used = new BitArray(checked((int)_pageCount));
+    }
+
+    private IPageSource Pages => _transaction.Pages;
+
+    public CheckReport Run()
+    {
+        Mark(0, "checkpoint header");
+        Mark(1, "checkpoint header");
+        for (long section = 0; section * _freeSpace.PagesPerSection < _pageCount; section++)
+            Mark(_freeSpace.BitmapPageOf(section), "free-space bitmap");
+
+        long trees = 0;
+        var rootHeader = _transaction.Snapshot.State.RootTree;
+        if (rootHeader.RootPage != 0)
+        {
+            var names = new List<(string Name, TreeHeader Header)>();
+            WalkTree("(tree of names)", rootHeader, (key, value) =>
+            {
+                if (value.Length != TreeHeader.Size) Problem($"the tree of names holds a {value.Length}-byte entry for '{Encoding.UTF8.GetString(key)}'.");
+                else names.Add((Encoding.UTF8.GetString(key), MemoryMarshal.Read<TreeHeader>(value)));
+            });
+            _entries = 0;
+            foreach (var (name, header) in names)
+            {
+                trees++;
+                WalkTree($"tree '{name}'", header, null);
+            }
+        }
+
+        long free = 0, inUse = 0;
+        var bitmaps = (IBitmapPageAccess)Pages;
+        for (long page = 0; page < _pageCount; page++)
+        {
+            bool isFree = _freeSpace.IsFree(bitmaps, page);
+            bool used = _used[(int)page];
+            if (isFree) free++;
+            if (used) inUse++;
+            if (used && isFree) Problem($"page {page} is in use and also marked free.");
+            else if (!used && !isFree) Problem($"page {page} is neither in use nor marked free (leaked).");
+        }
+        return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
+    }
+
+    private void WalkTree(string name, TreeHeader header, Action<ReadOnlySpan<byte>, ReadOnlySpan<byte>>? visit)
+    {
+        var tree = new BTree(Pages, header);
+        var counts = new long[3]; // entries, branch pages, leaf pages; overflow counted apart
+        long overflow = 0;
+        WalkPage(name, tree, header.RootPage, header.Depth, null, null, counts, ref overflow, visit);
+        if (counts[0] != header.EntryCount) Problem($"{name} says it has {header.EntryCount} entries but holds {counts[0]}.");
+        if (counts[1] != header.BranchPages || counts[2] != header.LeafPages || overflow != header.OverflowPages)
+            Problem($"{name} counts {header.BranchPages} branch, {header.LeafPages} leaf and {header.OverflowPages} overflow pages but has {counts[1]}, {counts[2]} and {overflow}.");
+        _entries += counts[0];
+    }
+
+    private void WalkPage(string name, BTree tree, long pageNumber, int level, byte[]? lower, byte[]? upper,
+        long[] counts, ref long overflow, Action<ReadOnlySpan<byte>, ReadOnlySpan<byte>>? visit)
+    {
+        if (_problems.Count >= MaxProblems) return;
+        if (pageNumber < 0 || pageNumber >= _pageCount)
+        {
+            Problem($"{name} refers to page {pageNumber}, beyond the {_pageCount} pages of the file.");
+            return;
+        }
+        byte* page;
+        try
+        {
+            page = Pages.GetPage(pageNumber);
+        }
+        catch (CorruptionException e)
+        {
+            Problem($"{name}: {e.Message}");
+            return;
+        }
+        if (!Mark(pageNumber, name)) return;
+        bool leaf = level == 1;
+        if (leaf ? !Node.IsLeaf(page) : !Node.IsBranch(page))
+        {
+            Problem($"{name}: page {pageNumber} should be a {(leaf ? "leaf" : "branch")} at level {level}.");
+            return;
+        }
+        counts[leaf ? 2 : 1]++;
+        int count = Node.Count(page);
+        ReadOnlySpan<byte> previous = default;
+        for (int i = 0; i < count; i++)
+        {
+            byte* entry = Node.Entry(page, i);
+            var key = leaf ? Node.LeafKey(entry) : Node.BranchKey(entry);
+            if (!leaf && i == 0)
+            {
+                if (key.Length != 0) Problem($"{name}: branch page {pageNumber} does not start with an empty key.");
+            }
+            else
+            {
+                if (i > (leaf ? 0 : 1) && previous.SequenceCompareTo(key) >= 0) Problem($"{name}: keys out of order in page {pageNumber} at slot {i}.");
+                if (lower is not null && key.SequenceCompareTo(lower) < 0) Problem($"{name}: a key in page {pageNumber} is below its parent's bound.");
+                if (upper is not null && key.SequenceCompareTo(upper) >= 0) Problem($"{name}: a key in page {pageNumber} is not below its parent's bound.");
+                previous = key;
+            }
+            if (leaf)
+            {
+                counts[0]++;
+                if (Node.LeafKind(entry) == Node.OverflowValue)
+                {
+                    long first = *(long*)Node.LeafPayload(entry);
+                    int pages = tree.OverflowPageCount(Node.LeafValueLength(entry));
+                    overflow += pages;
+                    for (long p = first; p < first + pages; p++) Mark(p, $"{name} overflow value");
+                }
+                try
+                {
+                    var value = tree.ReadValue(entry);
+                    visit?.Invoke(key, value);
+                }
+                catch (CorruptionException e)
+                {
+                    Problem($"{name}: {e.Message}");
+                }
+            }
+            else
+            {
+                byte[]? childLower = i == 0 ? lower : key.ToArray();
+                byte[]? childUpper = i + 1 < count ? Node.BranchKey(Node.Entry(page, i + 1)).ToArray() : upper;
+                WalkPage(name, tree, Node.Child(entry), level - 1, childLower, childUpper, counts, ref overflow, visit);
+            }
+        }
+    }
+
+    /// <summary>Records a page as used; false (and a problem) when something else already uses it.</summary>
+    private bool Mark(long page, string owner)
+    {
+        if (page < 0 || page >= _pageCount)
+        {
+            Problem($"{owner} uses page {page}, beyond the {_pageCount} pages of the file.");
+            return false;
+        }
+        if (_used[(int)page])
+        {
+            Problem($"page {page} is used twice (again by {owner}).");
+            return false;
+        }
+        _used[(int)page] = true;
+        return true;
+    }
+
+    private void Problem(string text)
+    {
+        if (_problems.Count < MaxProblems) _problems.Add(text);
+    }
+}

@@ -1,0 +1,153 @@
+using System.Runtime.InteropServices;
+using System.Security.Cryptography;
+using Microsoft.Extensions.Logging;
+using StorageEngine.Journal;
+using StorageEngine.Paging;
+using StorageEngine.Platform;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// Opens or creates the files of an environment and brings the data file up to the last durable commit:
+/// reads the checkpoint header, replays the journal after it, syncs, and writes a new checkpoint.
+/// </summary>
+internal static unsafe class EnvironmentFiles
+{
+    public const string DataFileName = "data.sedb";
+    public const string LockFileName = "LOCK";
+
+    /// <summary>What opening found.</summary>
+    public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile, long Replayed, HashSet<long> ReplayedPages);
+
+    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, ILogger logger)
+    {
+        string path = System.IO.Path.Combine(directory, DataFileName);
+        var file = fs.Open(path, StorageFileMode.Buffered);
+        try
+        {
+            if (file.Length == 0)
+            {
+                file.Dispose();
+                file = Create(fs, directory, pageSize);
+                logger.LogInformation("Created environment {Path} with {PageSize}-byte pages.", directory, pageSize);
+            }
+            var header = DataFileHeaderStore.ReadNewest(file);
+            var state = ReadState(header);
+            ValidateState(file, header, state);
+
+            long replayed = 0;
+            var replayedPages = new HashSet<long>();
+            long nextJournal = header.JournalFileNumber;
+            if (useJournal)
+            {
+                var reader = new JournalReader(fs, directory, header.EnvironmentId, header.PageSize);
+                long started = System.Diagnostics.Stopwatch.GetTimestamp();
+                long last = reader.Replay(header.JournalFileNumber, header.CheckpointTransactionId, record =>
+                {
+                    state = Apply(file, header, record, replayedPages);
+                    replayed++;
+                });
+                var numbers = reader.FileNumbers();
+                nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
+                if (replayed > 0)
+                {
+                    logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
+                        replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                }
+                if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
+                // Make the replayed pages durable and record that the journal so far is no longer needed.
+                file.Flush();
+                header = WriteCheckpoint(file, header, state, nextJournal);
+            }
+            return new Opened(file, header, state, nextJournal, replayed, replayedPages);
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    public static DataFileHeader WriteCheckpoint(IStorageFile file, DataFileHeader header, EnvironmentState state, long journalFileNumber)
+    {
+        header.Sequence++;
+        header.CheckpointTransactionId = state.TransactionId;
+        header.JournalFileNumber = journalFileNumber;
+        WriteState(ref header, state);
+        DataFileHeaderStore.Write(file, header);
+        return header;
+    }
+
+    public static EnvironmentState ReadState(in DataFileHeader header)
+    {
+        fixed (byte* s = header.State) return MemoryMarshal.Read<EnvironmentState>(new ReadOnlySpan<byte>(s, EnvironmentState.Size));
+    }
+
+    private static void WriteState(ref DataFileHeader header, EnvironmentState state)
+    {
+        fixed (byte* s = header.State) MemoryMarshal.Write(new Span<byte>(s, EnvironmentState.Size), in state);
+    }
+
+    private static void ValidateState(IStorageFile file, in DataFileHeader header, EnvironmentState state)
+    {
+        if (state.PageCount < FreeSpaceMap.FirstBitmapPage + 1 || state.TransactionId != header.CheckpointTransactionId)
+            throw new CorruptionException(file.Path, 0, $"the checkpoint header describes an impossible state (page count {state.PageCount}, transaction {state.TransactionId}).");
+        if (state.PageCount > file.Length / header.PageSize)
+            throw new CorruptionException(file.Path, 0, $"the checkpoint header says the file holds {state.PageCount} pages, but it is only {file.Length} bytes long.");
+    }
+
+    private static EnvironmentState Apply(IStorageFile file, in DataFileHeader header, JournalRecord record, HashSet<long> replayedPages)
+    {
+        var state = MemoryMarshal.Read<EnvironmentState>(record.State);
+        if (state.TransactionId != record.TransactionId || state.PageCount < FreeSpaceMap.FirstBitmapPage + 1)
+            throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} carries an impossible state.");
+        for (int i = 0; i < record.RunCount; i++)
+        {
+            var bytes = record.GetRun(i, out long first, out int count);
+            if (first < FreeSpaceMap.FirstBitmapPage || first + count > state.PageCount)
+                throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} writes pages {first}..{first + count - 1}, outside the {state.PageCount} pages it describes.");
+            file.Write(first * header.PageSize, bytes);
+            for (long p = first; p < first + count; p++) replayedPages.Add(p);
+        }
+        return state;
+    }
+
+    /// <summary>
+    /// Writes a new, empty data file under a temporary name and renames it into place, so that a crash
+    /// during creation leaves no half-made file.
+    /// </summary>
+    private static IStorageFile Create(IFileSystem fs, string directory, int pageSize)
+    {
+        string path = System.IO.Path.Combine(directory, DataFileName);
+        string temporary = path + ".new";
+        using (var file = fs.Open(temporary, StorageFileMode.Buffered))
+        {
+            file.SetLength(0);
+            long pageCount = FreeSpaceMap.FirstBitmapPage + 1;
+            file.SetLength(pageCount * pageSize);
+            var bitmap = new byte[pageSize];
+            fixed (byte* b = bitmap)
+            {
+                var h = (PageHeader*)b;
+                h->PageNumber = FreeSpaceMap.FirstBitmapPage;
+                h->Flags = PageFlags.FreeSpaceBitmap;
+                PageChecksum.Stamp(b, pageSize);
+            }
+            file.Write(FreeSpaceMap.FirstBitmapPage * pageSize, bitmap);
+            var header = new DataFileHeader
+            {
+                PageSize = pageSize,
+                EnvironmentId = BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8)) & long.MaxValue,
+                JournalFileNumber = 1,
+            };
+            var state = new EnvironmentState { TransactionId = 0, PageCount = pageCount };
+            WriteState(ref header, state);
+            header.Sequence = 0;
+            DataFileHeaderStore.Write(file, header);
+            header.Sequence = 1;
+            DataFileHeaderStore.Write(file, header);
+        }
+        fs.Rename(temporary, path);
+        return fs.Open(path, StorageFileMode.Buffered);
+    }
+}

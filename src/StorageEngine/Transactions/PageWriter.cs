@@ -1,0 +1,162 @@
+using StorageEngine.BTrees;
+using StorageEngine.Common;
+using StorageEngine.Journal;
+using StorageEngine.Paging;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// The pages of one write transaction: the snapshot it started from plus the pages it wrote, held privately
+/// in native buffers until commit. Tree pages are copied on write to new page numbers (readers of older
+/// snapshots keep the originals); bitmap pages are changed under their own numbers, because readers never
+/// read them.
+/// </summary>
+internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
+{
+    private sealed class DirtyRun
+    {
+        public required NativeBuffer Buffer;
+        public required int PageCount;
+        /// <summary>Allocated by this transaction: no snapshot can see it.</summary>
+        public required bool IsNew;
+        public required bool IsOverflow;
+    }
+
+    private readonly Dictionary<long, DirtyRun> _dirty = new();
+    private readonly SnapshotPageSource _base;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly PageBufferPool _pool;
+    private readonly List<long> _order = new();
+    private long _pageCount;
+
+    public PageWriter(Snapshot snapshot, SnapshotPageSource source, FreeSpaceMap freeSpace, PageBufferPool pool, byte* scratch, long transactionId)
+    {
+        _base = source;
+        _freeSpace = freeSpace;
+        _pool = pool;
+        Scratch = scratch;
+        TransactionId = transactionId;
+        _pageCount = snapshot.State.PageCount;
+    }
+
+    public int PageSize => _base.PageSize;
+
+    public long TransactionId { get; }
+
+    public byte* Scratch { get; }
+
+    /// <summary>Pages in the file as this transaction leaves it.</summary>
+    public long PageCount => _pageCount;
+
+    public int DirtyCount => _dirty.Count;
+
+    public byte* GetPage(long pageNumber) =>
+        _dirty.TryGetValue(pageNumber, out var run) ? run.Buffer.Pointer : _base.GetPage(pageNumber);
+
+    public byte* GetOverflow(long firstPage, long length, uint checksum) =>
+        _dirty.TryGetValue(firstPage, out var run) ? run.Buffer.Pointer : _base.GetOverflow(firstPage, length, checksum);
+
+    public CorruptionException Corruption(long pageNumber, string problem) => _base.Corruption(pageNumber, problem);
+
+    public byte* Modify(long pageNumber, out long newPageNumber)
+    {
+        if (_dirty.TryGetValue(pageNumber, out var run))
+        {
+            newPageNumber = pageNumber;
+            return run.Buffer.Pointer;
+        }
+        byte* original = _base.GetPage(pageNumber);
+        byte* copy = AllocatePage(out newPageNumber);
+        Buffer.MemoryCopy(original, copy, PageSize, PageSize);
+        ((PageHeader*)copy)->PageNumber = newPageNumber;
+        _freeSpace.Free(pageNumber, 1, reusableNow: false, this);
+        return copy;
+    }
+
+    public byte* AllocatePage(out long pageNumber)
+    {
+        pageNumber = _freeSpace.Allocate(1, this, ref _pageCount);
+        var buffer = _pool.Rent();
+        buffer.GetSpan().Clear();
+        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = true, IsOverflow = false };
+        return buffer.Pointer;
+    }
+
+    public byte* AllocateOverflow(int pageCount, out long firstPage)
+    {
+        firstPage = _freeSpace.Allocate(pageCount, this, ref _pageCount);
+        var buffer = new NativeBuffer(checked(pageCount * PageSize));
+        _dirty[firstPage] = new DirtyRun { Buffer = buffer, PageCount = pageCount, IsNew = true, IsOverflow = true };
+        return buffer.Pointer;
+    }
+
+    public void FreePage(long pageNumber) => FreeRun(pageNumber, 1);
+
+    public void FreeOverflow(long firstPage, int pageCount) => FreeRun(firstPage, pageCount);
+
+    private void FreeRun(long first, int count)
+    {
+        if (_dirty.Remove(first, out var run))
+        {
+            Release(run);
+            _freeSpace.Free(first, count, reusableNow: run.IsNew, this);
+            return;
+        }
+        _freeSpace.Free(first, count, reusableNow: false, this);
+    }
+
+    public byte* ReadBitmap(long pageNumber) => GetPage(pageNumber);
+
+    public byte* WriteBitmap(long pageNumber, bool create)
+    {
+        if (_dirty.TryGetValue(pageNumber, out var run)) return run.Buffer.Pointer;
+        var buffer = _pool.Rent();
+        if (create)
+        {
+            buffer.GetSpan().Clear();
+            var header = (PageHeader*)buffer.Pointer;
+            header->PageNumber = pageNumber;
+            header->Flags = PageFlags.FreeSpaceBitmap;
+        }
+        else
+        {
+            Buffer.MemoryCopy(_base.GetPage(pageNumber), buffer.Pointer, PageSize, PageSize);
+        }
+        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false };
+        return buffer.Pointer;
+    }
+
+    /// <summary>
+    /// Seals the pages for commit: stamps transaction ids and checksums and lists the runs in page order.
+    /// </summary>
+    public void Seal(List<JournalPageRun> runs)
+    {
+        _order.Clear();
+        _order.AddRange(_dirty.Keys);
+        _order.Sort();
+        runs.Clear();
+        foreach (long page in _order)
+        {
+            var run = _dirty[page];
+            if (!run.IsOverflow)
+            {
+                ((PageHeader*)run.Buffer.Pointer)->TransactionId = TransactionId;
+                PageChecksum.Stamp(run.Buffer.Pointer, PageSize);
+            }
+            runs.Add(new JournalPageRun(page, run.PageCount, run.Buffer.Memory));
+        }
+    }
+
+    /// <summary>Returns the buffers (after commit or on abort).</summary>
+    public void Discard()
+    {
+        foreach (var run in _dirty.Values) Release(run);
+        _dirty.Clear();
+    }
+
+    private void Release(DirtyRun run)
+    {
+        if (run.IsOverflow) run.Buffer.Free();
+        else _pool.Return(run.Buffer);
+    }
+}

@@ -1,0 +1,71 @@
+using System.Runtime.InteropServices;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// The snapshots that readers hold, one cache-line-padded slot per reader, so that registering and leaving
+/// take one interlocked operation and never a lock. The writer scans it to learn the oldest snapshot still
+/// in use: pages freed after that snapshot, and mappings retired after it, must be kept.
+/// </summary>
+internal sealed class ReaderTable
+{
+    [StructLayout(LayoutKind.Explicit, Size = 64)]
+    private struct Slot
+    {
+        // Snapshot transaction id + 1, so that 0 can mean a free slot.
+        [FieldOffset(0)] public long Value;
+    }
+
+    private readonly Slot[] _slots;
+    private int _hint;
+
+    public ReaderTable(int capacity) => _slots = new Slot[capacity];
+
+    public int Capacity => _slots.Length;
+
+    /// <summary>Claims a slot for a reader of snapshot <paramref name="transactionId"/>; returns its index.</summary>
+    public int Register(long transactionId)
+    {
+        int start = (int)((uint)Volatile.Read(ref _hint) % (uint)_slots.Length);
+        for (int n = 0; n < _slots.Length; n++)
+        {
+            int i = (start + n) % _slots.Length;
+            if (Volatile.Read(ref _slots[i].Value) == 0 &&
+                Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0)
+            {
+                Volatile.Write(ref _hint, i + 1);
+                return i;
+            }
+        }
+        throw new InvalidOperationException(
+            $"Too many read transactions are open at once (the limit is {_slots.Length}); dispose finished ones or raise StorageEnvironmentOptions.MaxReaders.");
+    }
+
+    /// <summary>Changes the snapshot a claimed slot announces (a full fence, so the writer sees it).</summary>
+    public void Update(int slot, long transactionId) => Interlocked.Exchange(ref _slots[slot].Value, transactionId + 1);
+
+    public void Release(int slot) => Interlocked.Exchange(ref _slots[slot].Value, 0);
+
+    /// <summary>The oldest snapshot any reader holds, or <see cref="long.MaxValue"/> when there is none.</summary>
+    public long Oldest()
+    {
+        long oldest = long.MaxValue;
+        for (int i = 0; i < _slots.Length; i++)
+        {
+            long value = Volatile.Read(ref _slots[i].Value);
+            if (value > 0 && value - 1 < oldest) oldest = value - 1;
+        }
+        return oldest;
+    }
+
+    /// <summary>Number of registered readers.</summary>
+    public int Count
+    {
+        get
+        {
+            int count = 0;
+            for (int i = 0; i < _slots.Length; i++) if (Volatile.Read(ref _slots[i].Value) > 0) count++;
+            return count;
+        }
+    }
+}

@@ -1,0 +1,53 @@
+using StorageEngine.BTrees;
+using StorageEngine.Paging;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>Pages of a committed snapshot, read straight from the mapping and checksum-verified on first touch.</summary>
+internal sealed unsafe class SnapshotPageSource : IPageSource
+{
+    private readonly Snapshot _snapshot;
+    private readonly VerifiedPages _verified;
+    private readonly string _path;
+
+    public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, int pageSize, string path)
+    {
+        _snapshot = snapshot;
+        _verified = verified;
+        PageSize = pageSize;
+        _path = path;
+    }
+
+    public int PageSize { get; }
+
+    public byte* GetPage(long pageNumber)
+    {
+        if ((ulong)pageNumber >= (ulong)_snapshot.State.PageCount || pageNumber < 2)
+            throw Corruption(pageNumber, $"a reference to page {pageNumber}, outside the {_snapshot.State.PageCount} pages of the snapshot.");
+        byte* page = _snapshot.Base + pageNumber * PageSize;
+        if (!_verified.Contains(pageNumber))
+        {
+            if (!PageChecksum.IsValid(page, PageSize, pageNumber))
+                throw Corruption(pageNumber, "the page fails its checksum (or carries another page's number).");
+            _verified.Add(pageNumber);
+        }
+        return page;
+    }
+
+    public byte* GetOverflow(long firstPage, long length, uint checksum)
+    {
+        long pages = (length + PageSize - 1) / PageSize;
+        if (firstPage < 2 || firstPage + pages > _snapshot.State.PageCount)
+            throw Corruption(firstPage, $"an overflow run of {pages} pages outside the {_snapshot.State.PageCount} pages of the snapshot.");
+        byte* data = _snapshot.Base + firstPage * PageSize;
+        if (!_verified.Contains(firstPage))
+        {
+            if (BTree.ValueChecksum(new ReadOnlySpan<byte>(data, (int)length)) != checksum)
+                throw Corruption(firstPage, "an overflow value fails its checksum.");
+            _verified.Add(firstPage, pages);
+        }
+        return data;
+    }
+
+    public CorruptionException Corruption(long pageNumber, string problem) => new(_path, pageNumber * PageSize, problem);
+}
