@@ -84,9 +84,23 @@ public abstract class Transaction : IDisposable
         ThrowIfInactive();
         var names = new List<string>();
         var root = RootTree;
-        if (root is null) return names;
-        var cursor = new TreeCursor(root, IsWritable);
-        for (bool more = cursor.First(); more; more = cursor.Next()) names.Add(Encoding.UTF8.GetString(cursor.Key));
+        if (root is not null)
+        {
+            var cursor = new TreeCursor(root, IsWritable);
+            for (bool more = cursor.First(); more; more = cursor.Next()) names.Add(Encoding.UTF8.GetString(cursor.Key));
+        }
+        // Trees created or deleted in this transaction reach the tree of names only at commit.
+        bool changed = false;
+        foreach (var tree in _trees.Values)
+        {
+            if (tree.IsDropped) changed |= names.Remove(tree.Name);
+            else if (tree.IsChanged && !names.Contains(tree.Name))
+            {
+                names.Add(tree.Name);
+                changed = true;
+            }
+        }
+        if (changed) names.Sort((a, b) => Encoding.UTF8.GetBytes(a).AsSpan().SequenceCompareTo(Encoding.UTF8.GetBytes(b)));
         return names;
     }
 

@@ -76,6 +76,11 @@ public sealed class Tree
         CheckKey(key);
         if (value.Length > StorageEnvironment.MaxValueSize)
             throw new ArgumentException($"The value is {value.Length} bytes; the most is {StorageEnvironment.MaxValueSize}.", nameof(value));
+        // An overflow value is one contiguous run, which cannot span a free-space bitmap page.
+        int pageSize = _transaction.Environment.PageSize;
+        long largest = Paging.FreeSpaceMap.MaxRunPages(pageSize) * pageSize;
+        if (value.Length > largest)
+            throw new ArgumentException($"The value is {value.Length} bytes; with {pageSize}-byte pages the most is {largest} (use larger pages for larger values).", nameof(value));
         BTree.Put(key, value);
     }
 

@@ -6,9 +6,10 @@ namespace StorageEngine.BTrees;
 internal sealed unsafe partial class BTree
 {
     // The descent path of the current change: level 0 is the root, Depth - 1 the leaf.
-    private readonly long[] _pathPage = new long[MaxDepth];
-    private readonly nint[] _pathPtr = new nint[MaxDepth];
-    private readonly int[] _pathIndex = new int[MaxDepth];
+    // Allocated on the first change, so that trees opened for reading carry none of it.
+    private long[] _pathPage = null!;
+    private nint[] _pathPtr = null!;
+    private int[] _pathIndex = null!;
 
     private int Usable => _pageSize - PageHeader.Size;
 
@@ -34,7 +35,9 @@ internal sealed unsafe partial class BTree
         int leafLevel = _header.Depth - 1;
         byte* leaf = (byte*)_pathPtr[leafLevel];
         int index = Node.SearchLeaf(leaf, key, _fixedInt64, out bool found);
-        bool overflow = Node.LeafEntrySize(key.Length, value.Length, overflow: false) > MaxInlineEntrySize;
+        // A value no larger than its overflow reference stays inline even beside a long key.
+        bool overflow = value.Length > Node.OverflowReferenceSize
+            && Node.LeafEntrySize(key.Length, value.Length, overflow: false) > MaxInlineEntrySize;
         if (found)
         {
             byte* old = Node.Entry(leaf, index);
@@ -126,6 +129,12 @@ internal sealed unsafe partial class BTree
     private bool DescendForWrite(ReadOnlySpan<byte> key)
     {
         var sink = Sink;
+        if (_pathPage is null)
+        {
+            _pathPage = new long[MaxDepth];
+            _pathPtr = new nint[MaxDepth];
+            _pathIndex = new int[MaxDepth];
+        }
         long pageNumber = _header.RootPage;
         byte* page = sink.Modify(pageNumber, out long newNumber);
         _header.RootPage = newNumber;
@@ -328,12 +337,15 @@ internal sealed unsafe partial class BTree
             long rightNumber = Node.Child(rightEntry);
             byte* right = _source.GetPage(rightNumber);
             int extra = leaf ? 0 : Node.KeyLength(rightEntry);
-            if (Node.UsedBytes(page, _pageSize) + Node.UsedBytes(right, _pageSize) + extra > Usable) return false;
-            AppendAll(page, right, leaf, Node.BranchKey(rightEntry));
-            sink.FreePage(rightNumber);
-            CountFreed(leaf);
-            Node.Remove(parent, parentIndex + 1, _pageSize);
-            return true;
+            // When the right sibling is too full, the left one may still take this page (deletes in key order).
+            if (Node.UsedBytes(page, _pageSize) + Node.UsedBytes(right, _pageSize) + extra <= Usable)
+            {
+                AppendAll(page, right, leaf, Node.BranchKey(rightEntry));
+                sink.FreePage(rightNumber);
+                CountFreed(leaf);
+                Node.Remove(parent, parentIndex + 1, _pageSize);
+                return true;
+            }
         }
         if (parentIndex > 0)
         {

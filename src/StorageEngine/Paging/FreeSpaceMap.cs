@@ -31,6 +31,9 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>Pages covered by one bitmap page.</summary>
     public long PagesPerSection { get; }
 
+    /// <summary>Longest contiguous run (overflow value) the file can hold: a section less its bitmap page.</summary>
+    public static long MaxRunPages(int pageSize) => (long)(pageSize - PageHeader.Size) * 8 - 1;
+
     /// <summary>Free pages (committed plus this transaction's changes), reusable or not.</summary>
     public long FreePages => _freeBits + _transactionFreeBitsDelta;
 
@@ -87,6 +90,9 @@ internal sealed unsafe class FreeSpaceMap
 
     private long Extend(int count, IBitmapPageAccess io, ref long pageCount)
     {
+        // A longer run would cover a bitmap page wherever it started; the search below would never end.
+        if (count > PagesPerSection - 1)
+            throw new ArgumentOutOfRangeException(nameof(count), count, $"A run of contiguous pages is at most {PagesPerSection - 1} pages long.");
         long first = pageCount;
         while (true)
         {

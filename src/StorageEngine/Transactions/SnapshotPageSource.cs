@@ -6,13 +6,16 @@ namespace StorageEngine.Transactions;
 /// <summary>Pages of a committed snapshot, read straight from the mapping and checksum-verified on first touch.</summary>
 internal sealed unsafe class SnapshotPageSource : IPageSource
 {
-    private readonly Snapshot _snapshot;
+    private readonly byte* _base;
+    private readonly long _pageCount;
     private readonly VerifiedPages _verified;
     private readonly string _path;
 
     public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, int pageSize, string path)
     {
-        _snapshot = snapshot;
+        // Copied out of the snapshot: this is the read hot path.
+        _base = snapshot.Base;
+        _pageCount = snapshot.State.PageCount;
         _verified = verified;
         PageSize = pageSize;
         _path = path;
@@ -22,9 +25,9 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
 
     public byte* GetPage(long pageNumber)
     {
-        if ((ulong)pageNumber >= (ulong)_snapshot.State.PageCount || pageNumber < 2)
-            throw Corruption(pageNumber, $"a reference to page {pageNumber}, outside the {_snapshot.State.PageCount} pages of the snapshot.");
-        byte* page = _snapshot.Base + pageNumber * PageSize;
+        if ((ulong)pageNumber >= (ulong)_pageCount || pageNumber < 2)
+            throw Corruption(pageNumber, $"a reference to page {pageNumber}, outside the {_pageCount} pages of the snapshot.");
+        byte* page = _base + pageNumber * PageSize;
         if (!_verified.Contains(pageNumber))
         {
             if (!PageChecksum.IsValid(page, PageSize, pageNumber))
@@ -37,9 +40,9 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
     public byte* GetOverflow(long firstPage, long length, uint checksum)
     {
         long pages = (length + PageSize - 1) / PageSize;
-        if (firstPage < 2 || firstPage + pages > _snapshot.State.PageCount)
-            throw Corruption(firstPage, $"an overflow run of {pages} pages outside the {_snapshot.State.PageCount} pages of the snapshot.");
-        byte* data = _snapshot.Base + firstPage * PageSize;
+        if (firstPage < 2 || firstPage + pages > _pageCount)
+            throw Corruption(firstPage, $"an overflow run of {pages} pages outside the {_pageCount} pages of the snapshot.");
+        byte* data = _base + firstPage * PageSize;
         if (!_verified.Contains(firstPage))
         {
             if (BTree.ValueChecksum(new ReadOnlySpan<byte>(data, (int)length)) != checksum)

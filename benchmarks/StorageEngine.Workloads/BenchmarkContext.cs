@@ -1,0 +1,57 @@
+using StorageEngine.Peers;
+
+namespace StorageEngine.Workloads;
+
+/// <summary>What every workload needs: the options, the engines that run, and where results go.</summary>
+internal sealed class BenchmarkContext
+{
+    internal BenchmarkContext(RunnerOptions options, IReadOnlyList<PeerEngine> engines, WorkloadSizes? sizes = null, bool warmUp = false)
+    {
+        Options = options;
+        Engines = engines;
+        Sizes = sizes ?? options.Sizes;
+        WarmUp = warmUp;
+    }
+
+    /// <summary>
+    /// A warm-up pass at tiny sizes, results discarded: it JIT-compiles the runner's and our engine's code so
+    /// that the engine measured first does not pay for it.
+    /// </summary>
+    internal bool WarmUp { get; }
+
+    internal RunnerOptions Options { get; }
+    internal WorkloadSizes Sizes { get; }
+    internal IReadOnlyList<PeerEngine> Engines { get; }
+    internal List<PhaseResult> Results { get; } = [];
+    internal List<string> Failures { get; } = [];
+    internal int Threads { get; } = Environment.ProcessorCount;
+    internal int Repeat { get; set; }
+
+    internal double Cap => WarmUp ? 10 : Options.MaxPhaseSeconds;
+
+    /// <summary>Runs <paramref name="body"/> for each engine offering the tier; a failing engine is reported, not fatal.</summary>
+    internal void ForEachEngine(string workload, DurabilityTier tier, Action<PeerEngine> body)
+    {
+        foreach (var engine in Engines)
+        {
+            if (!engine.Supports(tier)) continue;
+            if (!WarmUp) Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} {engine.Name} ({tier})");
+            try
+            {
+                body(engine);
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                string message = $"{workload} {engine.Name} ({tier}): {e.GetType().Name}: {e.Message}";
+                Failures.Add(message);
+                Console.Error.WriteLine("  FAILED " + message);
+            }
+        }
+    }
+
+    internal void Add(PhaseResult result)
+    {
+        Results.Add(result);
+        if (!WarmUp) Console.Error.WriteLine($"  {result.Phase,-22} {result.OpsPerSecond,14:N0} {result.Unit}  p50 {result.P50Micros,9:N1} us  p99 {result.P99Micros,9:N1} us {result.Note}");
+    }
+}

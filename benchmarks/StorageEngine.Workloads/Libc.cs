@@ -1,0 +1,30 @@
+using System.Runtime.InteropServices;
+
+namespace StorageEngine.Workloads;
+
+/// <summary>The few system calls the floor measurement needs (Linux x86-64/arm64 flag values).</summary>
+internal static unsafe partial class Libc
+{
+    internal const int O_WRONLY = 0x1;
+    internal const int O_CREAT = 0x40;
+    internal const int O_TRUNC = 0x200;
+    internal const int O_DSYNC = 0x1000;
+    internal static int O_DIRECT => RuntimeInformation.ProcessArchitecture == Architecture.Arm64 ? 0x10000 : 0x4000;
+
+    [LibraryImport("libc", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    internal static partial int open(string path, int flags, int mode);
+
+    [LibraryImport("libc", SetLastError = true)]
+    internal static partial nint pwrite(int fd, void* buffer, nuint count, long offset);
+
+    [LibraryImport("libc", SetLastError = true)]
+    internal static partial int fsync(int fd);
+
+    [LibraryImport("libc", SetLastError = true)]
+    internal static partial int close(int fd);
+
+    internal static void Check(long rc, string call)
+    {
+        if (rc < 0) throw new IOException($"{call} failed: {Marshal.GetPInvokeErrorMessage(Marshal.GetLastPInvokeError())}");
+    }
+}

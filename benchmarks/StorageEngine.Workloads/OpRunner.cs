@@ -1,0 +1,83 @@
+using System.Diagnostics;
+
+namespace StorageEngine.Workloads;
+
+/// <summary>
+/// Runs operations on one or more threads, timing each into a preallocated array of Stopwatch ticks.
+/// Thread t runs operations [t*ops/threads, (t+1)*ops/threads). A write phase can be capped in time.
+/// </summary>
+internal static class OpRunner
+{
+    internal static OpRun Run(string label, long ops, int threads, double capSeconds, Action<int, long> operation, bool recordLatency = true)
+    {
+        threads = (int)Math.Max(1, Math.Min(threads, ops));
+        var latencies = new long[recordLatency ? ops : 0];
+        var done = new long[threads];
+        var progress = new ProgressReporter(label, ops);
+        long capTicks = double.IsInfinity(capSeconds) ? long.MaxValue : (long)(capSeconds * Stopwatch.Frequency);
+        int stop = 0;
+        Exception? failure = null;
+        using var ready = new Barrier(threads + 1);
+        long start = 0;
+
+        void Worker(int t)
+        {
+            long from = ops * t / threads, to = ops * (t + 1) / threads;
+            ready.SignalAndWait();
+            try
+            {
+                for (long i = from; i < to; i++)
+                {
+                    long before = Stopwatch.GetTimestamp();
+                    operation(t, i);
+                    long after = Stopwatch.GetTimestamp();
+                    if (recordLatency) latencies[i] = after - before;
+                    done[t] = i - from + 1;
+                    if (((i - from) & 15) == 0)
+                    {
+                        if (after - start > capTicks) Volatile.Write(ref stop, 1);
+                        if (Volatile.Read(ref stop) != 0) break;
+                        if (t == 0) progress.Report(done[0] * threads);
+                    }
+                }
+            }
+            catch (Exception e)
+            {
+                Interlocked.CompareExchange(ref failure, e, null);
+                Volatile.Write(ref stop, 1);
+            }
+        }
+
+        var workers = new Thread[threads];
+        for (int t = 0; t < threads; t++)
+        {
+            int index = t;
+            workers[t] = new Thread(() => Worker(index)) { IsBackground = true, Name = $"{label} #{index}" };
+            workers[t].Start();
+        }
+        start = Stopwatch.GetTimestamp();
+        ready.SignalAndWait();
+        foreach (var w in workers) w.Join();
+        double seconds = Stopwatch.GetElapsedTime(start).TotalSeconds;
+        progress.Done();
+        if (failure is not null) throw new InvalidOperationException($"{label} failed: {failure.Message}", failure);
+
+        long total = done.Sum();
+        long[] sorted;
+        if (!recordLatency) sorted = [];
+        else if (total == ops) sorted = latencies;
+        else
+        {
+            sorted = new long[total];
+            long k = 0;
+            for (int t = 0; t < threads; t++)
+            {
+                long from = ops * t / threads;
+                Array.Copy(latencies, from, sorted, k, done[t]);
+                k += done[t];
+            }
+        }
+        Array.Sort(sorted);
+        return new OpRun(total, ops, seconds, sorted, total < ops);
+    }
+}

@@ -1,0 +1,105 @@
+using System.Text;
+using StorageEngine.Peers;
+using StorageEngine.Workloads;
+
+RunnerOptions options;
+try
+{
+    options = RunnerOptions.Parse(args);
+}
+catch (Exception e) when (e is ArgumentException or FormatException)
+{
+    Console.Error.WriteLine(e.Message);
+    Console.Error.WriteLine(RunnerOptions.Usage);
+    return 2;
+}
+if (options.Help)
+{
+    Console.WriteLine(RunnerOptions.Usage);
+    return 0;
+}
+
+var selected = new List<PeerEngine>();
+var skipped = new List<string>();
+foreach (var name in options.Engines ?? PeerEngines.All.Select(e => e.Name))
+{
+    var engine = PeerEngines.Find(name);
+    if (engine is null)
+    {
+        Console.Error.WriteLine($"Unknown engine '{name}'; known: {string.Join(", ", PeerEngines.All.Select(e => e.Name))}.");
+        return 2;
+    }
+    if (engine.SkipReason is { } reason) skipped.Add($"{engine.Name}: skipped: {reason}. To install: {engine.InstallHint}");
+    else selected.Add(engine);
+}
+
+Directory.CreateDirectory(options.OutputDirectory);
+Directory.CreateDirectory(options.DataRoot);
+var machine = MachineInfo.Collect(options, args, selected.ToDictionary(e => e.Name, e => e.Version));
+Console.Error.WriteLine("Measuring the machine's floor...");
+var floor = options.SkipFloor ? null : MachineFloor.Measure(options.DataRoot);
+
+var markdown = new StringBuilder();
+void Emit(string text)
+{
+    Console.Write(text);
+    markdown.Append(text);
+}
+
+Emit(Report.Header(machine, floor));
+foreach (var line in skipped) Emit($"- {line}\n");
+if (skipped.Count > 0) Emit("\n");
+Emit("""
+    Reading the tables: ops/s counts the unit shown (items, keys or entries where a call handles many);
+    × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
+    is faster). p50/p99 are per call (per transaction for batched writes). Write amp = /proc/self/io
+    write_bytes during the phase (all threads, plus the close for W1-W3) over key+value bytes written;
+    page-cache pages dirtied twice before writeback count once, so lazy tiers read low. Space amp =
+    allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value
+    bytes. Peak RSS = VmHWM during the phase (reset through /proc/self/clear_refs), Δ over the RSS before
+    the engine was opened; it includes mapped file pages (LMDB, StorageEngine).
+
+
+    """);
+
+var context = new BenchmarkContext(options, selected);
+var workloads = new Dictionary<string, Action<BenchmarkContext>>
+{
+    ["W1"] = InsertWorkloads.W1,
+    ["W2"] = InsertWorkloads.W2,
+    ["W3"] = InsertWorkloads.W3,
+    ["W4"] = UcsbWorkload.Run,
+    ["W5"] = BenchtoolWorkload.Run,
+};
+var started = DateTime.UtcNow;
+List<PhaseResult> rows = [];
+foreach (var workload in options.Workloads)
+{
+    Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} warm-up at tiny sizes");
+    var warmUp = new BenchmarkContext(options, selected, options.Sizes.Scale(0.002), warmUp: true);
+    workloads[workload](warmUp);
+    foreach (var f in warmUp.Failures) Console.Error.WriteLine("  warm-up failure: " + f);
+    for (int repeat = 0; repeat < options.Repeats; repeat++)
+    {
+        context.Repeat = repeat;
+        workloads[workload](context);
+    }
+    rows = Report.Summarise(context.Results);
+    Emit(Report.Table(workload, rows.Where(r => r.Workload == workload)));
+    Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Failures, markdown.ToString());
+}
+
+if (context.Failures.Count > 0)
+{
+    Emit("Failures:\n\n");
+    foreach (var f in context.Failures) Emit($"- {f}\n");
+    Emit("\n");
+}
+Emit($"Total time {(DateTime.UtcNow - started).TotalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md\n");
+Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Failures, markdown.ToString());
+try
+{
+    if (options.DataDirectory is null) Directory.Delete(options.DataRoot, recursive: true);
+}
+catch (IOException) { }
+return context.Failures.Count == 0 ? 0 : 1;

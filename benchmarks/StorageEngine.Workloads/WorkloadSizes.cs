@@ -1,0 +1,38 @@
+namespace StorageEngine.Workloads;
+
+/// <summary>How big each workload runs. Quick sizes are for a small machine and finish in minutes.</summary>
+internal sealed record WorkloadSizes(
+    long W1Items, int W1Batch,
+    long W3Items, int W3Batch,
+    long W4Entries, int W4Batch,
+    long W5Items, long W5DurableCommits)
+{
+    internal static WorkloadSizes Quick { get; } = new(
+        W1Items: 1_000_000, W1Batch: 100,
+        W3Items: 100_000, W3Batch: 1_000,
+        W4Entries: 200_000, W4Batch: 256,
+        W5Items: 100_000, W5DurableCommits: 2_000);
+
+    /// <summary>The sizes workloads.md publishes against.</summary>
+    internal static WorkloadSizes Full { get; } = new(
+        W1Items: 10_000_000, W1Batch: 100,
+        W3Items: 1_000_000, W3Batch: 1_000,
+        W4Entries: 10_000_000, W4Batch: 256,
+        W5Items: 10_000_000, W5DurableCommits: 50_000);
+
+    internal WorkloadSizes Scale(double factor) => factor == 1 ? this : this with
+    {
+        W1Items = Scaled(W1Items, factor, W1Batch),
+        W3Items = Scaled(W3Items, factor, W3Batch),
+        W4Entries = Scaled(W4Entries, factor, W4Batch),
+        W5Items = Scaled(W5Items, factor, 1000),
+        W5DurableCommits = Scaled(W5DurableCommits, factor, 10),
+    };
+
+    private static long Scaled(long value, double factor, long multiple) =>
+        Math.Max(multiple, (long)Math.Round(value * factor / multiple) * multiple);
+
+    internal string Describe() =>
+        $"W1/W2 {W1Items:N0} items in {W1Items / W1Batch:N0} txns of {W1Batch}; W3 {W3Items:N0} x 4 KiB in txns of {W3Batch:N0}; " +
+        $"W4 N = {W4Entries:N0} x 1 KiB, batch {W4Batch}; W5 {W5Items:N0} items per write phase, {W5DurableCommits:N0} durable commits per thread count";
+}

@@ -1,0 +1,100 @@
+using System.Diagnostics;
+using StorageEngine.Journal;
+using StorageEngine.Platform;
+using static StorageEngine.Tests.Durability.NumberedTransactions;
+
+namespace StorageEngine.Tests.Durability;
+
+/// <summary>
+/// Checkpoints let the journal be recycled: with small journal files the number of them stays bounded however
+/// many commits there are, and crashes among recycled files (which still hold old records) recover everything.
+/// </summary>
+public sealed class CheckpointTests
+{
+    private const int MaxJournalFiles = 8;
+    private const int Transactions = 3000;
+
+    [Fact]
+    public void ExplicitCheckpointsKeepTheNumberOfJournalFilesBoundedAndRecoveryComplete()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem);
+        var environment = StorageEnvironment.Open(options);
+        int most = 0;
+        for (long number = 1; number <= Transactions; number++)
+        {
+            Commit(environment, number);
+            if (number % 50 == 0) environment.Checkpoint();
+            most = Math.Max(most, CountJournalFiles(fileSystem));
+            Assert.True(most <= MaxJournalFiles, $"{most} journal files after transaction {number}: {string.Join(", ", fileSystem.ListFiles("/db"))}");
+            if (number % 700 == 0)
+            {
+                // Crash among recycled journal files, whose old records must read as the end of the journal.
+                environment.SimulateCrash();
+                fileSystem.SimulatePowerLoss(new Random((int)number), tearWrites: true);
+                environment = StorageEnvironment.Open(options);
+                AssertExactly(environment, number);
+            }
+        }
+        AssertJournalWasRecycled(fileSystem);
+
+        environment.SimulateCrash();
+        fileSystem.SimulatePowerLoss();
+        using (var reopened = StorageEnvironment.Open(options))
+        {
+            AssertExactly(reopened, Transactions);
+            AssertHealthy(reopened);
+        }
+        Assert.True(CountJournalFiles(fileSystem) <= MaxJournalFiles);
+    }
+
+    [Fact]
+    public void BackgroundCheckpointsKeepTheNumberOfJournalFilesBoundedAndRecoveryComplete()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem);
+        options.CheckpointThreshold = 256 << 10;
+        options.CheckpointInterval = TimeSpan.FromSeconds(1);
+        var environment = StorageEnvironment.Open(options);
+        int most = 0;
+        for (long number = 1; number <= Transactions; number++)
+        {
+            Commit(environment, number);
+            most = Math.Max(most, CountJournalFiles(fileSystem));
+            if (number % 250 == 0)
+            {
+                // Commits do not wait for the background checkpointer, so on a loaded machine it may fall behind
+                // for a while; the bound is that it catches up without further commits.
+                var waited = Stopwatch.StartNew();
+                while (CountJournalFiles(fileSystem) > MaxJournalFiles && waited.Elapsed < TimeSpan.FromSeconds(15)) Thread.Sleep(10);
+                Assert.True(CountJournalFiles(fileSystem) <= MaxJournalFiles,
+                    $"{CountJournalFiles(fileSystem)} journal files after transaction {number}: {string.Join(", ", fileSystem.ListFiles("/db"))}");
+            }
+        }
+        AssertJournalWasRecycled(fileSystem);
+
+        environment.SimulateCrash();
+        fileSystem.SimulatePowerLoss(new Random(7), tearWrites: true);
+        using (var reopened = StorageEnvironment.Open(options))
+        {
+            AssertExactly(reopened, Transactions);
+            AssertHealthy(reopened);
+        }
+        // A clean close checkpoints, and the next open recycles everything before it.
+        using (var reopened = StorageEnvironment.Open(options)) AssertExactly(reopened, Transactions);
+        Assert.True(CountJournalFiles(fileSystem) <= MaxJournalFiles, $"{most} journal files at most during the run");
+    }
+
+    /// <summary>Journal files in use plus those waiting for reuse.</summary>
+    private static int CountJournalFiles(MemoryFileSystem fileSystem) =>
+        fileSystem.ListFiles("/db").Count(n => JournalFileNames.TryParse(n, out _) || JournalFileNames.IsFree(n));
+
+    /// <summary>The bound means something only if the journal went through many more files than it keeps.</summary>
+    private static void AssertJournalWasRecycled(MemoryFileSystem fileSystem)
+    {
+        var names = fileSystem.ListFiles("/db");
+        long highest = names.Select(n => JournalFileNames.TryParse(n, out long number) ? number : 0).Max();
+        Assert.True(highest > 3 * MaxJournalFiles, $"the journal only reached file {highest}");
+        Assert.Contains(names, JournalFileNames.IsFree);
+    }
+}
