@@ -12,7 +12,9 @@ internal static class OpRunner
     {
         threads = (int)Math.Max(1, Math.Min(threads, ops));
         var latencies = new long[recordLatency ? ops : 0];
-        var done = new long[threads];
+        // Padded so that threads counting their progress do not share a cache line.
+        const int Pad = 16;
+        var done = new long[threads * Pad];
         var progress = new ProgressReporter(label, ops);
         long capTicks = double.IsInfinity(capSeconds) ? long.MaxValue : (long)(capSeconds * Stopwatch.Frequency);
         int stop = 0;
@@ -32,13 +34,14 @@ internal static class OpRunner
                     operation(t, i);
                     long after = Stopwatch.GetTimestamp();
                     if (recordLatency) latencies[i] = after - before;
-                    done[t] = i - from + 1;
                     if (((i - from) & 15) == 0)
                     {
+                        done[t * Pad] = i - from + 1;
                         if (after - start > capTicks) Volatile.Write(ref stop, 1);
                         if (Volatile.Read(ref stop) != 0) break;
                         if (t == 0) progress.Report(done[0] * threads);
                     }
+                    done[t * Pad] = i - from + 1;
                 }
             }
             catch (Exception e)
@@ -62,7 +65,8 @@ internal static class OpRunner
         progress.Done();
         if (failure is not null) throw new InvalidOperationException($"{label} failed: {failure.Message}", failure);
 
-        long total = done.Sum();
+        long total = 0;
+        for (int t = 0; t < threads; t++) total += done[t * Pad];
         long[] sorted;
         if (!recordLatency) sorted = [];
         else if (total == ops) sorted = latencies;
@@ -73,8 +77,8 @@ internal static class OpRunner
             for (int t = 0; t < threads; t++)
             {
                 long from = ops * t / threads;
-                Array.Copy(latencies, from, sorted, k, done[t]);
-                k += done[t];
+                Array.Copy(latencies, from, sorted, k, done[t * Pad]);
+                k += done[t * Pad];
             }
         }
         Array.Sort(sorted);

@@ -303,20 +303,64 @@ public sealed class StorageEnvironment : IDisposable
     private readonly object _checkpointLock = new();
     private bool _filesClosed;
 
-    internal void CheckpointCore()
+    /// <param name="closing">
+    /// On a clean close the header points past every journal file, so the next open reads no journal at all.
+    /// </param>
+    internal void CheckpointCore(bool closing = false)
     {
         if (_journal is null) return;
         lock (_checkpointLock)
         {
             if (_filesClosed) return;
             var snapshot = Volatile.Read(ref _current);
-            if (snapshot.TransactionId == Header.CheckpointTransactionId) return;
+            if (snapshot.TransactionId == Header.CheckpointTransactionId && !closing) return;
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             _data.Flush();
-            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, snapshot.JournalFileNumber);
+            long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
+            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile);
             int retired = _journal.RetireBelow(snapshot.JournalFileNumber);
             _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
                 snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+        }
+    }
+
+    /// <summary>Sizes and counters of the environment now.</summary>
+    public EnvironmentStatistics GetStatistics()
+    {
+        ThrowIfDisposed();
+        var snapshot = Volatile.Read(ref _current);
+        int journalFiles = 0;
+        long journalBytes = 0;
+        if (_journal is not null)
+        {
+            foreach (var name in _fileSystem.ListFiles(Directory))
+            {
+                if (!name.StartsWith("journal", StringComparison.Ordinal)) continue;
+                journalFiles++;
+                using var file = _fileSystem.Open(Path.Combine(Directory, name), StorageFileMode.Buffered);
+                journalBytes += file.Length;
+            }
+        }
+        return new EnvironmentStatistics
+        {
+            PageSize = PageSize,
+            PageCount = snapshot.State.PageCount,
+            FreePages = _freeSpace.FreePages,
+            DataFileBytes = _data.File.Length,
+            JournalFiles = journalFiles,
+            JournalBytes = journalBytes,
+            LastCommittedTransactionId = snapshot.TransactionId,
+            LastCheckpointTransactionId = Header.CheckpointTransactionId,
+            OpenReaders = _readers.Count,
+        };
+    }
+
+    /// <summary>Background upkeep of the journal: keep a spare file ready.</summary>
+    internal void PrepareJournal()
+    {
+        lock (_checkpointLock)
+        {
+            if (!_filesClosed) _journal?.EnsureSpareFile();
         }
     }
 
@@ -378,7 +422,7 @@ public sealed class StorageEnvironment : IDisposable
         {
             if (clean && _journal is not null && _writeFailure is null)
             {
-                CheckpointCore();
+                CheckpointCore(closing: true);
                 _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
             }
         }

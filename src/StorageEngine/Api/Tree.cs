@@ -40,6 +40,14 @@ public sealed class Tree
 
     internal BTree BTree { get; }
 
+    /// <summary>Entries, depth and pages of the tree as this transaction sees it.</summary>
+    public TreeStatistics GetStatistics()
+    {
+        ThrowIfUnusable();
+        ref readonly var h = ref BTree.Header;
+        return new TreeStatistics(h.EntryCount, h.Depth, h.BranchPages, h.LeafPages, h.OverflowPages);
+    }
+
     internal bool IsDropped { get; private set; }
 
     internal bool IsChanged => BTree.IsDirty || _created || IsDropped;

@@ -45,7 +45,7 @@ internal sealed unsafe partial class BTree
     /// <summary>Leaf entries larger than this move their value to overflow pages.</summary>
     public int MaxInlineEntrySize { get; }
 
-    /// <summary>Largest key for a page size: four keys must fit a branch page.</summary>
+    /// <summary>Largest key for a page size: at least three keys must fit a branch page (1 KB keys on 4 KB pages).</summary>
     public static int MaxKeySizeFor(int pageSize) => Math.Max(1024, (pageSize - PageHeader.Size) / 4 - 32);
 
     /// <summary>Creates an empty tree: one empty leaf as its root.</summary>

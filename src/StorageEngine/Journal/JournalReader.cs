@@ -11,6 +11,7 @@ namespace StorageEngine.Journal;
 /// </summary>
 internal sealed class JournalReader
 {
+    private const int ScanChunkSize = 1 << 20;
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _environmentId;
@@ -95,12 +96,21 @@ internal sealed class JournalReader
         {
             string path = PathOf(files[f]);
             using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
-            for (long at = f == fileIndex ? offset + JournalRecordHeader.BlockSize : 0; at + JournalRecordHeader.BlockSize <= file.Length; at += JournalRecordHeader.BlockSize)
+            long length = file.Length;
+            var chunk = new byte[ScanChunkSize];
+            // Read in large chunks and look closer only where a block starts with the record magic.
+            for (long start = f == fileIndex ? offset + JournalRecordHeader.BlockSize : 0; start < length; start += ScanChunkSize)
             {
-                var record = TryRead(file, files[f], at);
-                if (record is not null && record.TransactionId >= expected)
-                    throw new CorruptionException(PathOf(files[fileIndex]), offset,
-                        $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
+                int read = file.Read(start, chunk);
+                for (int i = 0; i + JournalRecordHeader.BlockSize <= read; i += JournalRecordHeader.BlockSize)
+                {
+                    if (MemoryMarshal.Read<ulong>(chunk.AsSpan(i)) != JournalRecordHeader.MagicValue) continue;
+                    long at = start + i;
+                    var record = TryRead(file, files[f], at);
+                    if (record is not null && record.TransactionId >= expected)
+                        throw new CorruptionException(PathOf(files[fileIndex]), offset,
+                            $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
+                }
             }
         }
     }

@@ -152,6 +152,21 @@ internal sealed unsafe class JournalWriter : IDisposable
         }
     }
 
+    /// <summary>
+    /// Makes sure a preallocated spare file waits for the next switch, so that a commit never writes a new
+    /// file's zeros itself. Called off the commit path (by the checkpointer).
+    /// </summary>
+    public void EnsureSpareFile()
+    {
+        lock (_filesLock)
+        {
+            if (_freeFiles.Count > 0) return;
+        }
+        string path = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
+        using (var file = _fileSystem.Open(path, StorageFileMode.Buffered)) file.Preallocate(_fileSize);
+        lock (_filesLock) _freeFiles.Enqueue(path);
+    }
+
     /// <summary>Retires every journal file numbered below <paramref name="fileNumber"/>: all their records are checkpointed.</summary>
     public int RetireBelow(long fileNumber)
     {
@@ -164,7 +179,7 @@ internal sealed unsafe class JournalWriter : IDisposable
                 string path = Path.Combine(_directory, name);
                 if (_freeFiles.Count < MaxFreeFiles)
                 {
-                    string free = Path.Combine(_directory, JournalFileNames.Free(_freeCounter++));
+                    string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
                     _fileSystem.Rename(path, free);
                     _freeFiles.Enqueue(free);
                 }

@@ -3,9 +3,11 @@ using System.Numerics;
 namespace StorageEngine.Paging;
 
 /// <summary>
-/// Which pages are free. The data file is cut into sections of as many pages as a bitmap page has bits;
-/// each section's bitmap page (page 2 for the first section, the section's first page for the others) holds
-/// one bit per page, 1 meaning free. Bitmap pages are journaled with the transaction that changes them.
+/// Which pages are free. The data file is cut into sections; each section starts with its bitmap, a few
+/// consecutive pages (from page 2 in the first section, which begins with the two header pages) holding one
+/// bit per page of the section, 1 meaning free. A bitmap has enough pages that a section can hold the
+/// largest overflow value as one contiguous run. Bitmap pages are journaled with the transaction that
+/// changes them.
 /// A page freed by transaction F may still be read by snapshots older than F, so it is not handed out again
 /// until no reader is older than F (<see cref="ReleaseUpTo"/>); that bookkeeping lives only in memory,
 /// because after a restart no reader exists.
@@ -22,17 +24,35 @@ internal sealed unsafe class FreeSpaceMap
     private long _transactionFreeBitsDelta;
     private long _hint;
 
+    /// <summary>The longest contiguous run a section must be able to hold (the largest overflow value).</summary>
+    public const long MaxRunBytes = 1L << 30;
+
     public FreeSpaceMap(int pageSize)
     {
         _pageSize = pageSize;
-        PagesPerSection = (long)(pageSize - PageHeader.Size) * 8;
+        BitmapPagesPerSection = BitmapPagesFor(pageSize);
+        PagesPerSection = BitsPerPage(pageSize) * BitmapPagesPerSection;
     }
 
-    /// <summary>Pages covered by one bitmap page.</summary>
+    private static long BitsPerPage(int pageSize) => (long)(pageSize - PageHeader.Size) * 8;
+
+    private static int BitmapPagesFor(int pageSize)
+    {
+        long needed = MaxRunBytes / pageSize + 64;
+        return (int)((needed + BitsPerPage(pageSize) - 1) / BitsPerPage(pageSize));
+    }
+
+    /// <summary>Pages covered by one section's bitmap.</summary>
     public long PagesPerSection { get; }
 
-    /// <summary>Longest contiguous run (overflow value) the file can hold: a section less its bitmap page.</summary>
-    public static long MaxRunPages(int pageSize) => (long)(pageSize - PageHeader.Size) * 8 - 1;
+    /// <summary>Consecutive pages of one section's bitmap.</summary>
+    public int BitmapPagesPerSection { get; }
+
+    /// <summary>Longest contiguous run (overflow value) the file can hold: a section less its bitmap.</summary>
+    public static long MaxRunPages(int pageSize) => BitsPerPage(pageSize) * BitmapPagesFor(pageSize) - BitmapPagesFor(pageSize);
+
+    /// <summary>Pages of a new, empty data file: the two headers and the first section's bitmap.</summary>
+    public static long InitialPageCount(int pageSize) => FirstBitmapPage + BitmapPagesFor(pageSize);
 
     /// <summary>Free pages (committed plus this transaction's changes), reusable or not.</summary>
     public long FreePages => _freeBits + _transactionFreeBitsDelta;
@@ -42,14 +62,11 @@ internal sealed unsafe class FreeSpaceMap
 
     public long BitmapPageOf(long section) => section == 0 ? FirstBitmapPage : section * PagesPerSection;
 
-    public bool IsBitmapPage(long pageNumber) =>
-        pageNumber == FirstBitmapPage || (pageNumber > 0 && pageNumber % PagesPerSection == 0);
-
-    /// <summary>Lays out a new data file: headers at pages 0 and 1, the first bitmap at page 2. Returns the page count.</summary>
-    public long InitializeNew(IBitmapPageAccess io)
+    public bool IsBitmapPage(long pageNumber)
     {
-        io.WriteBitmap(FirstBitmapPage, create: true);
-        return FirstBitmapPage + 1;
+        long section = pageNumber / PagesPerSection;
+        long first = BitmapPageOf(section);
+        return pageNumber >= first && pageNumber < first + BitmapPagesPerSection;
     }
 
     /// <summary>Counts the free pages of an existing file.</summary>
@@ -58,9 +75,23 @@ internal sealed unsafe class FreeSpaceMap
         _freeBits = 0;
         for (long section = 0; section * PagesPerSection < pageCount; section++)
         {
-            ulong* words = Words(io.ReadBitmap(BitmapPageOf(section)));
-            for (int w = 0; w < WordsPerPage; w++) _freeBits += BitOperations.PopCount(words[w]);
+            for (int j = 0; j < BitmapPagesPerSection; j++)
+            {
+                ulong* words = Words(io.ReadBitmap(BitmapPageOf(section) + j));
+                for (int w = 0; w < WordsPerPage; w++) _freeBits += BitOperations.PopCount(words[w]);
+            }
         }
+    }
+
+    /// <summary>The bitmap words holding the bit of <paramref name="page"/>, and the bit's index among them.</summary>
+    private ulong* WordsOf(IBitmapPageAccess io, long page, bool write, out long bit)
+    {
+        long section = page / PagesPerSection;
+        long index = page - section * PagesPerSection;
+        long bitsPerPage = WordsPerPage * 64L;
+        long bitmapPage = BitmapPageOf(section) + index / bitsPerPage;
+        bit = index % bitsPerPage;
+        return Words(write ? io.WriteBitmap(bitmapPage, create: false) : io.ReadBitmap(bitmapPage));
     }
 
     private int WordsPerPage => (_pageSize - PageHeader.Size) / 8;
@@ -90,18 +121,27 @@ internal sealed unsafe class FreeSpaceMap
 
     private long Extend(int count, IBitmapPageAccess io, ref long pageCount)
     {
-        // A longer run would cover a bitmap page wherever it started; the search below would never end.
-        if (count > PagesPerSection - 1)
-            throw new ArgumentOutOfRangeException(nameof(count), count, $"A run of contiguous pages is at most {PagesPerSection - 1} pages long.");
+        // A longer run would cover a bitmap wherever it started; the search below would never end.
+        if (count > PagesPerSection - BitmapPagesPerSection)
+            throw new ArgumentOutOfRangeException(nameof(count), count, $"A run of contiguous pages is at most {PagesPerSection - BitmapPagesPerSection} pages long.");
         long first = pageCount;
         while (true)
         {
-            // A run must not cover a section's bitmap page; create that page and start after it.
+            // A run must not cover a section's bitmap; create that bitmap and start after it.
             long nextSection = (first + PagesPerSection - 1) / PagesPerSection;
             long bitmap = nextSection * PagesPerSection;
+            if (first > bitmap - PagesPerSection && first < bitmap - PagesPerSection + BitmapPagesPerSection && nextSection > 1)
+            {
+                // Inside the previous section's bitmap (only possible right after it was created): skip past it.
+                first = bitmap - PagesPerSection + BitmapPagesPerSection;
+                continue;
+            }
             if (bitmap >= first + count) break;
-            if (bitmap >= pageCount) io.WriteBitmap(bitmap, create: true);
-            first = bitmap + 1;
+            if (bitmap >= pageCount)
+                for (int j = 0; j < BitmapPagesPerSection; j++) io.WriteBitmap(bitmap + j, create: true);
+            // The pages skipped before the bitmap were never used: they are free at once, not leaked.
+            if (bitmap > first) Free(first, (int)(bitmap - first), reusableNow: true, io);
+            first = bitmap + BitmapPagesPerSection;
         }
         pageCount = first + count;
         return first;
@@ -112,19 +152,20 @@ internal sealed unsafe class FreeSpaceMap
         long runStart = -1;
         int runLength = 0;
         long page = from;
+        long bitsPerPage = WordsPerPage * 64L;
         while (page < to)
         {
-            long section = page / PagesPerSection;
-            ulong* words = Words(io.ReadBitmap(BitmapPageOf(section)));
-            long sectionStart = section * PagesPerSection;
-            long sectionEnd = Math.Min(sectionStart + PagesPerSection, to);
-            while (page < sectionEnd)
+            // One bitmap page at a time: its words cover pages [page - bit, page - bit + bitsPerPage).
+            ulong* words = WordsOf(io, page, write: false, out long bit);
+            long end = Math.Min(page - bit + bitsPerPage, to);
+            while (page < end)
             {
-                long bit = page - sectionStart;
                 ulong word = words[bit >> 6] >> (int)(bit & 63);
                 if (word == 0 && runLength == 0)
                 {
-                    page += 64 - (bit & 63); // nothing free in the rest of this word
+                    long skip = 64 - (bit & 63); // nothing free in the rest of this word
+                    page += skip;
+                    bit += skip;
                     continue;
                 }
                 if ((word & 1) != 0 && !_pending.Contains(page))
@@ -137,6 +178,7 @@ internal sealed unsafe class FreeSpaceMap
                     runLength = 0;
                 }
                 page++;
+                bit++;
             }
         }
         return -1;
@@ -162,14 +204,13 @@ internal sealed unsafe class FreeSpaceMap
     {
         long page = first;
         long end = first + count;
+        long bitsPerPage = WordsPerPage * 64L;
         while (page < end)
         {
-            long section = page / PagesPerSection;
-            ulong* words = Words(io.WriteBitmap(BitmapPageOf(section), create: false));
-            long sectionEnd = Math.Min((section + 1) * PagesPerSection, end);
-            for (; page < sectionEnd; page++)
+            ulong* words = WordsOf(io, page, write: true, out long bit);
+            long stop = Math.Min(page - bit + bitsPerPage, end);
+            for (; page < stop; page++, bit++)
             {
-                long bit = page - section * PagesPerSection;
                 ulong mask = 1UL << (int)(bit & 63);
                 if (free) words[bit >> 6] |= mask;
                 else words[bit >> 6] &= ~mask;
@@ -180,9 +221,8 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>True when the page's bit says free (as this transaction sees it).</summary>
     public bool IsFree(IBitmapPageAccess io, long page)
     {
-        long section = page / PagesPerSection;
-        long bit = page - section * PagesPerSection;
-        return (Words(io.ReadBitmap(BitmapPageOf(section)))[bit >> 6] & (1UL << (int)(bit & 63))) != 0;
+        ulong* words = WordsOf(io, page, write: false, out long bit);
+        return (words[bit >> 6] & (1UL << (int)(bit & 63))) != 0;
     }
 
     /// <summary>The writing transaction committed as <paramref name="transactionId"/>.</summary>

@@ -47,6 +47,7 @@ internal sealed class Checkpointer : IDisposable
             {
                 _environment.CheckpointCore();
                 Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
+                _environment.PrepareJournal();
             }
             catch (Exception e)
             {

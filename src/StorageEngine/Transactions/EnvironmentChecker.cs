@@ -37,7 +37,8 @@ internal sealed unsafe class EnvironmentChecker
         Mark(0, "checkpoint header");
         Mark(1, "checkpoint header");
         for (long section = 0; section * _freeSpace.PagesPerSection < _pageCount; section++)
-            Mark(_freeSpace.BitmapPageOf(section), "free-space bitmap");
+            for (int j = 0; j < _freeSpace.BitmapPagesPerSection; j++)
+                Mark(_freeSpace.BitmapPageOf(section) + j, "free-space bitmap");
 
         long trees = 0;
         var rootHeader = _transaction.Snapshot.State.RootTree;

@@ -123,17 +123,21 @@ internal static unsafe class EnvironmentFiles
         using (var file = fs.Open(temporary, StorageFileMode.Buffered))
         {
             file.SetLength(0);
-            long pageCount = FreeSpaceMap.FirstBitmapPage + 1;
+            long pageCount = FreeSpaceMap.InitialPageCount(pageSize);
             file.SetLength(pageCount * pageSize);
+            // The first section's bitmap: every bit zero, since every page of the new file is in use.
             var bitmap = new byte[pageSize];
-            fixed (byte* b = bitmap)
+            for (long page = FreeSpaceMap.FirstBitmapPage; page < pageCount; page++)
             {
-                var h = (PageHeader*)b;
-                h->PageNumber = FreeSpaceMap.FirstBitmapPage;
-                h->Flags = PageFlags.FreeSpaceBitmap;
-                PageChecksum.Stamp(b, pageSize);
+                fixed (byte* b = bitmap)
+                {
+                    var h = (PageHeader*)b;
+                    h->PageNumber = page;
+                    h->Flags = PageFlags.FreeSpaceBitmap;
+                    PageChecksum.Stamp(b, pageSize);
+                }
+                file.Write(page * pageSize, bitmap);
             }
-            file.Write(FreeSpaceMap.FirstBitmapPage * pageSize, bitmap);
             var header = new DataFileHeader
             {
                 PageSize = pageSize,

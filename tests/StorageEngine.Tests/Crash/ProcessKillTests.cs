@@ -67,9 +67,9 @@ public sealed class ProcessKillTests
             string directory = NewDirectory();
             var runner = new CrashCycleRunner(directory, [], () => new StorageEnvironmentOptions { Path = directory }, random.Next(), 5);
             if (n == 0) runner.RunCycle(KillMoment.AfterReady);
-            else runner.RunCycle(KillMoment.AfterLaunchDelay, (int)(readyMs * (0.4 + 0.7 * random.NextDouble())));
+            else runner.RunCycle(KillMoment.AfterLaunchDelay, (int)(readyMs * (0.6 + 0.5 * random.NextDouble())));
             if (runner.LastReadyAfter is { } ready) readyMs = ready.TotalMilliseconds;
-            runner.RunCycle(KillMoment.AfterLaunchDelay, (int)(readyMs * (0.4 + 0.7 * random.NextDouble())));
+            runner.RunCycle(KillMoment.AfterLaunchDelay, (int)(readyMs * (0.6 + 0.5 * random.NextDouble())));
             killedBeforeReady += runner.KilledBeforeReady;
             acknowledged += runner.AcknowledgedCommits;
             DeleteDirectory(directory);

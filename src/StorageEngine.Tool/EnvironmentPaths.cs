@@ -1,0 +1,72 @@
+namespace StorageEngine.Tool;
+
+/// <summary>Finds and opens environments for the commands, turning every expected failure into a plain message.</summary>
+internal static class EnvironmentPaths
+{
+    public const string DataFileName = "data.sedb";
+
+    /// <summary>Opens an environment that must already exist; never creates one.</summary>
+    public static StorageEnvironment OpenExisting(string path)
+    {
+        string directory = ExistingDirectory(path);
+        var dataFile = new FileInfo(Path.Combine(directory, DataFileName));
+        if (!dataFile.Exists)
+            throw new ToolException($"'{path}' is not a StorageEngine environment: it has no {DataFileName} file.");
+        if (dataFile.Length == 0)
+            throw new ToolException($"'{dataFile.FullName}' is empty: it is not a StorageEngine data file.");
+        return Open(path, new StorageEnvironmentOptions { Path = directory });
+    }
+
+    /// <summary>Opens an environment for loading: an existing one, or a new one in a missing or empty directory.</summary>
+    public static StorageEnvironment OpenOrCreate(string path)
+    {
+        string directory = Path.GetFullPath(path);
+        if (File.Exists(directory)) return OpenExisting(path);
+        if (Directory.Exists(directory) && !File.Exists(Path.Combine(directory, DataFileName)) && Directory.EnumerateFileSystemEntries(directory).Any())
+            throw new ToolException($"'{path}' is a directory with other files and no environment; give a new or empty directory.");
+        return Open(path, new StorageEnvironmentOptions { Path = directory });
+    }
+
+    /// <summary>Creates an environment in a new or empty directory, for compact and backup.</summary>
+    public static StorageEnvironment CreateFresh(string path, int pageSize)
+    {
+        string directory = Path.GetFullPath(path);
+        if (File.Exists(directory)) throw new ToolException($"The target '{path}' is a file; give a new or empty directory.");
+        if (Directory.Exists(directory) && Directory.EnumerateFileSystemEntries(directory).Any())
+            throw new ToolException($"The target '{path}' is not empty; give a new or empty directory.");
+        // Lazy commits: the copy is made durable by one checkpoint at the end, and a copy cut short is thrown away.
+        return Open(path, new StorageEnvironmentOptions { Path = directory, PageSize = pageSize, Durability = DurabilityMode.Lazy });
+    }
+
+    private static string ExistingDirectory(string path)
+    {
+        string full = Path.GetFullPath(path);
+        if (File.Exists(full))
+        {
+            if (Path.GetFileName(full) == DataFileName) return Path.GetDirectoryName(full)!;
+            throw new ToolException($"'{path}' is a file; give the directory of an environment (the one that holds {DataFileName}).");
+        }
+        if (!Directory.Exists(full)) throw new ToolException($"'{path}' does not exist.");
+        return full;
+    }
+
+    private static StorageEnvironment Open(string path, StorageEnvironmentOptions options)
+    {
+        try
+        {
+            return StorageEnvironment.Open(options);
+        }
+        catch (EnvironmentLockedException)
+        {
+            throw new ToolException($"The environment '{path}' is in use: another process (or another instance) has it open. Close it and retry.");
+        }
+        catch (CorruptionException e)
+        {
+            throw new ToolException($"'{path}' does not hold a readable StorageEngine environment: {e.Problem} ('{e.FilePath}', offset {e.Offset}).");
+        }
+        catch (ArgumentOutOfRangeException e) when (e.ParamName == "options")
+        {
+            throw new ToolException(e.Message.Split(" (Parameter")[0]);
+        }
+    }
+}

@@ -1,0 +1,32 @@
+namespace StorageEngine;
+
+/// <summary>A point-in-time picture of an environment's files and space, from <see cref="StorageEnvironment.GetStatistics"/>.</summary>
+public sealed record EnvironmentStatistics
+{
+    /// <summary>Bytes per page.</summary>
+    public required int PageSize { get; init; }
+
+    /// <summary>Pages in the data file as of the last commit.</summary>
+    public required long PageCount { get; init; }
+
+    /// <summary>Pages marked free (some may still be visible to open readers).</summary>
+    public required long FreePages { get; init; }
+
+    /// <summary>Size of the data file in bytes.</summary>
+    public required long DataFileBytes { get; init; }
+
+    /// <summary>Journal files in use or kept for reuse.</summary>
+    public required int JournalFiles { get; init; }
+
+    /// <summary>Total size of those journal files in bytes.</summary>
+    public required long JournalBytes { get; init; }
+
+    /// <summary>Id of the last committed transaction.</summary>
+    public required long LastCommittedTransactionId { get; init; }
+
+    /// <summary>Id of the last transaction the data file durably holds (the last checkpoint).</summary>
+    public required long LastCheckpointTransactionId { get; init; }
+
+    /// <summary>Read transactions open now.</summary>
+    public required int OpenReaders { get; init; }
+}

@@ -1,0 +1,3 @@
+namespace DocumentStore.Tests;
+
+public sealed record Address(string Street, string Country);
