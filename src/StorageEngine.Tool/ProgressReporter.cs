@@ -36,7 +36,9 @@ internal sealed class ProgressReporter
         if (Stopwatch.GetElapsedTime(_lastReport, now) < _interval) return;
         _lastReport = now;
         string percent = _total > 0 ? string.Create(CultureInfo.InvariantCulture, $"{Math.Min(100, 100.0 * done / _total):0}% ") : "";
-        string text = string.Create(CultureInfo.InvariantCulture, $"{_activity}: {percent}({done:N0} of {_total:N0} entries)");
+        string text = _total > 0
+            ? string.Create(CultureInfo.InvariantCulture, $"{_activity}: {percent}({done:N0} of {_total:N0} entries)")
+            : string.Create(CultureInfo.InvariantCulture, $"{_activity}: {done:N0} entries");
         if (_interactive)
         {
             _error.Write("\r" + text.PadRight(79));
