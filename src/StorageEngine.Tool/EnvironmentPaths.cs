@@ -35,7 +35,7 @@ internal static class EnvironmentPaths
         if (Directory.Exists(directory) && Directory.EnumerateFileSystemEntries(directory).Any())
             throw new ToolException($"The target '{path}' is not empty; give a new or empty directory.");
         // Lazy commits: the copy is made durable by one checkpoint at the end, and a copy cut short is thrown away.
-        return Open(path, new StorageEnvironmentOptions { Path = directory, PageSize = pageSize, Durability = DurabilityMode.Lazy });
+        return Open(path, new StorageEnvironmentOptions { Path = directory, PageSize = pageSize, Durability = DurabilityMode.Lazy, JournalFileSize = 16L << 20 });
     }
 
     private static string ExistingDirectory(string path)
@@ -62,7 +62,7 @@ internal static class EnvironmentPaths
         }
         catch (CorruptionException e)
         {
-            throw new ToolException($"'{path}' does not hold a readable StorageEngine environment: {e.Problem} ('{e.FilePath}', offset {e.Offset}).");
+            throw new ToolException($"'{path}' does not hold a readable StorageEngine environment ({e.FilePath}, offset {e.Offset}): {e.Problem}");
         }
         catch (ArgumentOutOfRangeException e) when (e.ParamName == "options")
         {

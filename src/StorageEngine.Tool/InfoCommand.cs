@@ -14,8 +14,8 @@ internal static class InfoCommand
         command.SetAction(result => ToolApp.Guard(context, () =>
         {
             using var env = EnvironmentPaths.OpenExisting(result.GetValue(path)!);
-            using var tx = env.BeginRead();
             var stats = env.GetStatistics();
+            using var tx = env.BeginRead();
             var trees = tx.GetTreeNames().Select(name => (Name: name, Tree: tx.OpenTree(name))).ToList();
             if (result.GetValue(json))
             {
