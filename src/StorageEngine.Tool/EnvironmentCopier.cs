@@ -35,6 +35,7 @@ internal static class EnvironmentCopier
                     long batch = 0;
                     foreach (var name in names)
                     {
+                        cancel.ThrowIfCancellationRequested();
                         var from = read.OpenTree(name);
                         var to = write.CreateTree(name, from.Options);
                         using var cursor = from.CreateCursor();

@@ -47,7 +47,7 @@ internal static class LoadCommand
                     catch (Exception e) when (e is FormatException or ArgumentException or InvalidOperationException)
                     {
                         string kept = committedThrough == 0 ? "nothing was loaded" : $"lines 1 to {committedThrough} were loaded";
-                        throw new ToolException($"Input line {lineNumber}: {e.Message.Split(" (Parameter")[0]} ({kept}).");
+                        throw new ToolException($"Input line {lineNumber}: {e.Message.Split(" (Parameter")[0].TrimEnd('.')} ({kept}).");
                     }
                     entries++;
                     batch += line.Length;

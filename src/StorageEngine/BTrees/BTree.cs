@@ -26,7 +26,9 @@ internal sealed unsafe partial class BTree
         _pageSize = source.PageSize;
         _header = header;
         _fixedInt64 = (header.Flags & TreeFlags.FixedInt64Keys) != 0;
-        MaxInlineEntrySize = (_pageSize - PageHeader.Size) / 4 - Node.SlotSize;
+        // A third of a page: any full page plus one such entry still splits into two pages that fit, and
+        // 1 KB values (the UCSB shape) stay inline on 4 KB pages instead of taking an overflow page each.
+        MaxInlineEntrySize = (_pageSize - PageHeader.Size) / 3 - Node.SlotSize;
     }
 
     /// <summary>The tree's header as changed by this transaction so far.</summary>

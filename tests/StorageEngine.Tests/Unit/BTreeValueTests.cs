@@ -149,19 +149,19 @@ public sealed class BTreeValueTests
     }
 
     [Theory]
-    [InlineData(990)]
-    [InlineData(998)]
-    [InlineData(999)]
-    [InlineData(1000)]
-    [InlineData(1006)]
-    [InlineData(1020)]
+    [InlineData(1024)]
+    [InlineData(1320)]
+    [InlineData(1335)]
+    [InlineData(1336)]
+    [InlineData(1337)]
+    [InlineData(1350)]
     [InlineData(4095)]
     [InlineData(4096)]
     [InlineData(4097)]
     [InlineData(100_000)]
     public void Values_around_and_beyond_the_inline_threshold_round_trip(int size)
     {
-        // With 4 KB pages and 8-byte keys, values over about 1000 bytes move to overflow pages.
+        // With 4 KB pages and 8-byte keys, values over 1336 bytes (an entry over a third of a page) move to overflow pages.
         var fs = new MemoryFileSystem();
         var options = TestData.SafeOptions(fs);
         using (var env = StorageEnvironment.Open(options))
@@ -192,9 +192,9 @@ public sealed class BTreeValueTests
         using var env = StorageEnvironment.CreateInMemory();
         using var tx = env.BeginWrite();
         var tree = tx.CreateTree("t");
-        tree.Put(TestData.Key(1), new byte[900]);
+        tree.Put(TestData.Key(1), new byte[1024]);
         Assert.Equal(0, tree.BTree.Header.OverflowPages);
-        tree.Put(TestData.Key(2), new byte[1100]);
+        tree.Put(TestData.Key(2), new byte[1400]);
         Assert.Equal(1, tree.BTree.Header.OverflowPages);
         tree.Put(TestData.Key(3), new byte[100_000]);
         Assert.Equal(1 + 25, tree.BTree.Header.OverflowPages);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Package smoke test: packs StorageEngine and StorageEngine.Tool into a temporary folder feed with a unique
+# version, checks what the packages carry (README, license expression, XML docs, symbols, repository
+# commit), then does what a user does: builds and runs tests/PackageConsumer against the feed by
+# PackageReference, and installs the tool from the feed and runs it. Restores go to a fresh packages folder,
+# so no copy left in the machine's NuGet cache can stand in for the packages just made.
+# Usage: bash .ci/package-smoke.sh        (exits non-zero on the first failure)
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+repo="$(pwd)"
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/storageengine-smoke.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+feed="$work/feed"
+export NUGET_PACKAGES="$work/packages"
+version="0.1.0-smoke.$(date -u +%Y%m%d%H%M%S).$$"
+
+fail() { echo "package-smoke: FAIL: $*" >&2; exit 1; }
+
+echo "== dotnet pack (version $version) into $feed"
+dotnet pack src/StorageEngine -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+dotnet pack src/StorageEngine.Tool -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+
+package="$feed/StorageEngine.$version.nupkg"
+[ -f "$package" ] || fail "no $package"
+[ -f "$feed/StorageEngine.$version.snupkg" ] || fail "no symbol package (snupkg)"
+[ -f "$feed/StorageEngine.Tool.$version.nupkg" ] || fail "no tool package"
+contents="$(unzip -l "$package")"
+for entry in README.md lib/net10.0/StorageEngine.dll lib/net10.0/StorageEngine.xml; do
+    grep -q " $entry\$" <<<"$contents" || fail "$entry is missing from the package"
+done
+unzip -l "$feed/StorageEngine.$version.snupkg" | grep -q "lib/net10.0/StorageEngine.pdb" || fail "the snupkg has no pdb"
+nuspec="$(unzip -p "$package" StorageEngine.nuspec)"
+grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || fail "no license expression in the nuspec"
+grep -q '<readme>README.md</readme>' <<<"$nuspec" || fail "no readme in the nuspec"
+grep -q '<repository type="git"' <<<"$nuspec" || fail "no repository metadata in the nuspec"
+echo "   package contents and metadata: ok"
+
+cat >"$work/nuget.config" <<CONFIG
+<?xml version="1.0" encoding="utf-8"?>
+<configuration>
+  <packageSources>
+    <clear />
+    <add key="local" value="$feed" />
+    <add key="nuget.org" value="https://api.nuget.org/v3/index.json" protocolVersion="3" />
+  </packageSources>
+</configuration>
+CONFIG
+
+echo "== build and run tests/PackageConsumer against the feed"
+mkdir -p "$work/consumer"
+cp "$repo"/tests/PackageConsumer/*.cs "$repo"/tests/PackageConsumer/*.csproj "$repo"/tests/PackageConsumer/Directory.Build.props "$work/consumer/"
+cp "$work/nuget.config" "$work/consumer/nuget.config"
+dotnet run --project "$work/consumer/PackageConsumer.csproj" -c Release -p:StorageEngineVersion="$version" \
+    || fail "PackageConsumer failed"
+grep -rq "\"StorageEngine/$version\"" "$work/consumer/obj/project.assets.json" || fail "the consumer did not restore StorageEngine $version"
+
+echo "== install StorageEngine.Tool from the feed and run it"
+dotnet tool install StorageEngine.Tool --version "$version" --tool-path "$work/tools" --configfile "$work/nuget.config" >/dev/null
+tool="$work/tools/storageengine"
+printf '%s\n' '{"tree":"t","key":"a","value":"1"}' '{"tree":"t","key":"b","value":"2"}' \
+    | "$tool" load "$work/env" --encoding text
+"$tool" info "$work/env"
+"$tool" check "$work/env"
+[ "$("$tool" dump "$work/env" --encoding text --quiet | wc -l)" -eq 3 ] || fail "dump did not print the tree line and 2 entries"
+set +e
+message="$("$tool" info "$work/no-such-env" 2>&1)"
+code=$?
+set -e
+[ "$code" -eq 1 ] || fail "info on a missing path exited $code, not 1"
+grep -q "does not exist" <<<"$message" || fail "unclear message for a missing path: $message"
+echo "package-smoke: OK (StorageEngine $version, StorageEngine.Tool $version)"
