@@ -31,7 +31,8 @@ contents="$(unzip -l "$package")"
 for entry in README.md lib/net10.0/StorageEngine.dll lib/net10.0/StorageEngine.xml; do
     grep -q " $entry\$" <<<"$contents" || fail "$entry is missing from the package"
 done
-unzip -l "$feed/StorageEngine.$version.snupkg" | grep -q "lib/net10.0/StorageEngine.pdb" || fail "the snupkg has no pdb"
+symbols="$(unzip -l "$feed/StorageEngine.$version.snupkg")"
+grep -q "lib/net10.0/StorageEngine.pdb" <<<"$symbols" || fail "the snupkg has no pdb"
 nuspec="$(unzip -p "$package" StorageEngine.nuspec)"
 grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || fail "no license expression in the nuspec"
 grep -q '<readme>README.md</readme>' <<<"$nuspec" || fail "no readme in the nuspec"
@@ -64,7 +65,8 @@ printf '%s\n' '{"tree":"t","key":"a","value":"1"}' '{"tree":"t","key":"b","value
     | "$tool" load "$work/env" --encoding text
 "$tool" info "$work/env"
 "$tool" check "$work/env"
-[ "$("$tool" dump "$work/env" --encoding text --quiet | wc -l)" -eq 3 ] || fail "dump did not print the tree line and 2 entries"
+dumped="$("$tool" dump "$work/env" --encoding text --quiet)"
+[ "$(wc -l <<<"$dumped")" -eq 3 ] || fail "dump did not print the tree line and 2 entries: $dumped"
 set +e
 message="$("$tool" info "$work/no-such-env" 2>&1)"
 code=$?
