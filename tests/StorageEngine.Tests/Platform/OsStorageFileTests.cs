@@ -5,7 +5,7 @@ namespace StorageEngine.Tests.Platform;
 
 public sealed unsafe class OsStorageFileTests : IDisposable
 {
-    private readonly PlatformTestDirectory _directory = new();
+    private readonly StorageEngine.Tests.Unit.TempDirectory _directory = new();
 
     public void Dispose() => _directory.Dispose();
 
