@@ -42,6 +42,7 @@ public sealed class StorageEnvironment : IDisposable
     private int _disposeRequested;
     private int _closed;
     private Exception? _writeFailure;
+    private long _checkpointedTransactionId;
 
     private StorageEnvironment(StorageEnvironmentOptions options)
     {
@@ -61,7 +62,8 @@ public sealed class StorageEnvironment : IDisposable
         _lock = _fileSystem.AcquireLock(Path.Combine(directory, EnvironmentFiles.LockFileName));
         try
         {
-            var opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory, _logger);
+            var opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
+                lazy: options.Durability == DurabilityMode.Lazy, _logger);
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
@@ -75,14 +77,21 @@ public sealed class StorageEnvironment : IDisposable
             var loader = new SnapshotPageSource(_current, _verified, PageSize, _data.Path);
             var bitmaps = NewPageWriter(_current, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
+            if (opened.NeedsFreeSpaceRebuild)
+            {
+                RebuildFreeSpace();
+                Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
+                    options.Durability == DurabilityMode.Lazy);
+            }
             if (!inMemory)
             {
-                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, PageSize, options.JournalFileSize,
+                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, Header.SessionId, PageSize, options.JournalFileSize,
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger);
                 int retired = _journal.RetireBelow(opened.NextJournalFile);
                 if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
             }
+            _checkpointedTransactionId = opened.State.TransactionId;
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
                 directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
@@ -212,8 +221,11 @@ public sealed class StorageEnvironment : IDisposable
             throw new StorageException("An earlier commit failed after its journal record was written; reopen the environment to recover it.", _writeFailure);
         var snapshot = Volatile.Read(ref _current);
         long oldest = Math.Min(_readers.Oldest(), snapshot.TransactionId);
-        _freeSpace.ReleaseUpTo(oldest);
         _data.ReleaseRetired(oldest);
+        // In Lazy mode a power loss can lose records after the last checkpoint while the page cache already
+        // wrote later pages: a page freed after the checkpoint must not be overwritten until one covers it.
+        if (Durability == DurabilityMode.Lazy) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
+        _freeSpace.ReleaseUpTo(oldest);
         var source = new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
         return new WriteTransaction(this, snapshot, pages);
@@ -317,7 +329,8 @@ public sealed class StorageEnvironment : IDisposable
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             _data.Flush();
             long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
-            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile);
+            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
+            Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(snapshot.JournalFileNumber);
             _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
                 snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
@@ -355,6 +368,40 @@ public sealed class StorageEnvironment : IDisposable
         };
     }
 
+    /// <summary>
+    /// After an unclean Lazy session the bitmaps may describe transactions whose records were lost: set every
+    /// page's bit from what the trees actually reach, commit that, and checkpoint it.
+    /// </summary>
+    private void RebuildFreeSpace()
+    {
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
+        var snapshot = _current;
+        var pages = NewPageWriter(snapshot, new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path), snapshot.TransactionId);
+        try
+        {
+            var used = new EnvironmentChecker(snapshot, pages, _freeSpace, PageSize).CollectUsedPages();
+            long changed = _freeSpace.Rebuild(pages, used, snapshot.State.PageCount);
+            // Written straight to the data file and synced, outside the journal: nothing else runs yet, and
+            // until the new session's header is written a crash simply leads to another rebuild.
+            pages.Seal(_runs);
+            WriteRuns();
+            _data.Flush();
+            foreach (var run in _runs) _verified.Add(run.FirstPage, run.PageCount);
+            _freeSpace.Commit(snapshot.TransactionId);
+            _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
+                changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+        }
+        catch
+        {
+            _freeSpace.Abort();
+            throw;
+        }
+        finally
+        {
+            pages.Discard();
+        }
+    }
+
     /// <summary>Background upkeep of the journal: keep a spare file ready.</summary>
     internal void PrepareJournal()
     {
@@ -371,7 +418,7 @@ public sealed class StorageEnvironment : IDisposable
     public CheckReport Check()
     {
         using var tx = BeginWrite();
-        return new EnvironmentChecker(tx, _freeSpace, PageSize).Run();
+        return new EnvironmentChecker(tx.Snapshot, (PageWriter)tx.Pages, _freeSpace, PageSize).Run();
     }
 
     private void EnterTransaction()

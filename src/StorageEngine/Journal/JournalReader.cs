@@ -15,10 +15,23 @@ internal sealed class JournalReader
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _environmentId;
+    private readonly long _sessionId;
+    private readonly bool _lazySession;
     private readonly int _pageSize;
 
-    public JournalReader(IFileSystem fileSystem, string directory, long environmentId, int pageSize)
+    /// <param name="fileSystem">Where the journal files are.</param>
+    /// <param name="directory">The environment's directory.</param>
+    /// <param name="environmentId">The data file's environment id; a record with another is corruption.</param>
+    /// <param name="sessionId">Only records of this session (the one the checkpoint header names) are replayed.</param>
+    /// <param name="lazySession">
+    /// The session did not sync its journal: after a power loss a damaged record may be followed by intact
+    /// ones that the device happened to keep, so the journal simply ends at the first damaged record.
+    /// </param>
+    /// <param name="pageSize">The data file's page size.</param>
+    public JournalReader(IFileSystem fileSystem, string directory, long environmentId, long sessionId, bool lazySession, int pageSize)
     {
+        _sessionId = sessionId;
+        _lazySession = lazySession;
         _fileSystem = fileSystem;
         _directory = directory;
         _environmentId = environmentId;
@@ -74,7 +87,7 @@ internal sealed class JournalReader
             }
             // The next file must start with the next transaction, or the journal ends here.
             if (f + 1 < files.Count && StartsWith(files[f + 1], expected)) continue;
-            EnsureNothingLater(files, f, offset, expected);
+            if (!_lazySession) EnsureNothingLater(files, f, offset, expected);
             break;
         }
         return expected - 1;
@@ -154,6 +167,9 @@ internal sealed class JournalReader
         if (crc != stored) return null;
         if (header.EnvironmentId != _environmentId)
             throw new CorruptionException(file.Path, offset, $"the journal record belongs to another environment (id {header.EnvironmentId:X16}, expected {_environmentId:X16}).");
+        // A record of an earlier session is what a reused file left behind: already applied, or lost with a
+        // Lazy session's power loss. Either way it is not part of this journal.
+        if (header.SessionId != _sessionId) return null;
         return new JournalRecord(bytes, fileNumber, offset);
     }
 }

@@ -16,7 +16,8 @@ namespace StorageEngine.Journal;
 ///     32    8 TotalLength    bytes of the whole record, padding included
 ///     40    4 HeaderLength   bytes of header and run table, before padding
 ///     44    4 Checksum       CRC-32C of the header (this field as zero), the table and every run's bytes
-///     48   16 Reserved
+///     48    8 SessionId      the session (open) that wrote it; records of earlier sessions are never replayed
+///     56    8 Reserved
 ///     64  128 State          the environment state after this transaction (opaque to the journal)
 ///    192   12 per run:       u64 first page number, u32 page count
 /// </code>
@@ -38,8 +39,8 @@ internal unsafe struct JournalRecordHeader
     [FieldOffset(32)] public long TotalLength;
     [FieldOffset(40)] public int HeaderLength;
     [FieldOffset(44)] public uint Checksum;
-    [FieldOffset(48)] public long Reserved1;
-    [FieldOffset(56)] public long Reserved2;
+    [FieldOffset(48)] public long SessionId;
+    [FieldOffset(56)] public long Reserved;
     [FieldOffset(64)] public fixed byte State[StateSize];
 
     public static int HeaderLengthFor(int runCount) => Size + runCount * RunEntrySize;

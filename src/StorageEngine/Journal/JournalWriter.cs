@@ -18,6 +18,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _environmentId;
+    private readonly long _sessionId;
     private readonly int _pageSize;
     private readonly long _fileSize;
     private readonly bool _durable;
@@ -31,9 +32,10 @@ internal sealed unsafe class JournalWriter : IDisposable
     private long _freeCounter;
     private bool _warnedBuffered;
 
-    public JournalWriter(IFileSystem fileSystem, string directory, long environmentId, int pageSize, long fileSize,
+    public JournalWriter(IFileSystem fileSystem, string directory, long environmentId, long sessionId, int pageSize, long fileSize,
         bool durable, long firstFileNumber, ILogger logger)
     {
+        _sessionId = sessionId;
         _fileSystem = fileSystem;
         _directory = directory;
         _environmentId = environmentId;
@@ -79,6 +81,7 @@ internal sealed unsafe class JournalWriter : IDisposable
         var header = (JournalRecordHeader*)h;
         header->Magic = JournalRecordHeader.MagicValue;
         header->EnvironmentId = _environmentId;
+        header->SessionId = _sessionId;
         header->TransactionId = transactionId;
         header->RunCount = runs.Count;
         header->PageSize = _pageSize;

@@ -12,12 +12,12 @@ namespace StorageEngine.Paging;
 ///      8    4 FormatVersion           1
 ///     12    4 PageSize                bytes per page, a power of two from 4096 to 32768
 ///     16    4 Checksum                CRC-32C of these 192 bytes with this field taken as zero
-///     20    4 Reserved
+///     20    4 Flags                   <see cref="DataFileHeaderFlags"/> of the session that wrote it
 ///     24    8 EnvironmentId           random, fixed at creation; journal records must carry the same
 ///     32    8 Sequence                incremented by every header write
 ///     40    8 CheckpointTransactionId the data file holds every transaction up to this one
 ///     48    8 JournalFileNumber       the journal file to start recovery from
-///     56    8 Reserved
+///     56    8 SessionId               random per open; only journal records stamped with it are replayed
 ///     64  128 State                   the environment state as of CheckpointTransactionId (opaque here)
 /// </code>
 /// </summary>
@@ -33,12 +33,12 @@ internal unsafe struct DataFileHeader
     [FieldOffset(8)] public uint FormatVersion;
     [FieldOffset(12)] public int PageSize;
     [FieldOffset(16)] public uint Checksum;
-    [FieldOffset(20)] public uint Reserved1;
+    [FieldOffset(20)] public DataFileHeaderFlags Flags;
     [FieldOffset(24)] public long EnvironmentId;
     [FieldOffset(32)] public long Sequence;
     [FieldOffset(40)] public long CheckpointTransactionId;
     [FieldOffset(48)] public long JournalFileNumber;
-    [FieldOffset(56)] public long Reserved2;
+    [FieldOffset(56)] public long SessionId;
     [FieldOffset(64)] public fixed byte State[StateSize];
 
     public uint ComputeChecksum()

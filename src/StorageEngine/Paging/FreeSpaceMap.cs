@@ -225,6 +225,27 @@ internal sealed unsafe class FreeSpaceMap
         return (words[bit >> 6] & (1UL << (int)(bit & 63))) != 0;
     }
 
+    /// <summary>
+    /// Sets every page's bit from <paramref name="used"/> (what the trees reach), for recovery after a session
+    /// whose bitmaps may be ahead of its trees. Returns how many bits changed.
+    /// </summary>
+    public long Rebuild(IBitmapPageAccess io, System.Collections.BitArray used, long pageCount)
+    {
+        long changed = 0;
+        // Past the page count every bit must be clear too: a lost transaction may have grown the file and
+        // marked pages there free, and the allocator would otherwise hand them out twice.
+        long coveredPages = (pageCount + PagesPerSection - 1) / PagesPerSection * PagesPerSection;
+        for (long page = 0; page < coveredPages; page++)
+        {
+            bool free = page < pageCount && !used[(int)page];
+            if (IsFree(io, page) == free) continue;
+            SetBits(io, page, 1, free);
+            _transactionFreeBitsDelta += free ? 1 : -1;
+            changed++;
+        }
+        return changed;
+    }
+
     /// <summary>The writing transaction committed as <paramref name="transactionId"/>.</summary>
     public void Commit(long transactionId)
     {

@@ -13,7 +13,8 @@ namespace StorageEngine.Transactions;
 internal sealed unsafe class EnvironmentChecker
 {
     private const int MaxProblems = 1000;
-    private readonly WriteTransaction _transaction;
+    private readonly Snapshot _snapshot;
+    private readonly IPageSource _pages;
     private readonly FreeSpaceMap _freeSpace;
     private readonly int _pageSize;
     private readonly List<string> _problems = new();
@@ -21,18 +22,51 @@ internal sealed unsafe class EnvironmentChecker
     private readonly long _pageCount;
     private long _entries;
 
-    public EnvironmentChecker(WriteTransaction transaction, FreeSpaceMap freeSpace, int pageSize)
+    /// <param name="snapshot">The version to check.</param>
+    /// <param name="pages">The writer's view of it (so that bitmap pages are read as the writer sees them).</param>
+    /// <param name="freeSpace">The free-space map.</param>
+    /// <param name="pageSize">Bytes per page.</param>
+    public EnvironmentChecker(Snapshot snapshot, PageWriter pages, FreeSpaceMap freeSpace, int pageSize)
     {
-        _transaction = transaction;
+        _snapshot = snapshot;
+        _pages = pages;
         _freeSpace = freeSpace;
         _pageSize = pageSize;
-        _pageCount = transaction.Snapshot.State.PageCount;
+        _pageCount = snapshot.State.PageCount;
         _used = new BitArray(checked((int)_pageCount));
     }
 
-    private IPageSource Pages => _transaction.Pages;
+    private IPageSource Pages => _pages;
 
     public CheckReport Run()
+    {
+        long trees = MarkAll();
+        long free = 0, inUse = 0;
+        var bitmaps = (IBitmapPageAccess)Pages;
+        for (long page = 0; page < _pageCount; page++)
+        {
+            bool isFree = _freeSpace.IsFree(bitmaps, page);
+            bool used = _used[(int)page];
+            if (isFree) free++;
+            if (used) inUse++;
+            if (used && isFree) Problem($"page {page} is in use and also marked free.");
+            else if (!used && !isFree) Problem($"page {page} is neither in use nor marked free (leaked).");
+        }
+        return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
+    }
+
+    /// <summary>The pages the trees, headers and bitmaps use (for rebuilding the free-space map).</summary>
+    /// <exception cref="CorruptionException">A tree is damaged: the pages it would reach are unknown.</exception>
+    public BitArray CollectUsedPages()
+    {
+        MarkAll();
+        if (_problems.Count > 0)
+            throw Pages.Corruption(0, $"the trees are damaged, so the free-space map cannot be rebuilt from them: {_problems[0]}");
+        return _used;
+    }
+
+    /// <summary>Marks every page in use; returns the number of named trees.</summary>
+    private long MarkAll()
     {
         Mark(0, "checkpoint header");
         Mark(1, "checkpoint header");
@@ -41,7 +75,7 @@ internal sealed unsafe class EnvironmentChecker
                 Mark(_freeSpace.BitmapPageOf(section) + j, "free-space bitmap");
 
         long trees = 0;
-        var rootHeader = _transaction.Snapshot.State.RootTree;
+        var rootHeader = _snapshot.State.RootTree;
         if (rootHeader.RootPage != 0)
         {
             var names = new List<(string Name, TreeHeader Header)>();
@@ -58,18 +92,7 @@ internal sealed unsafe class EnvironmentChecker
             }
         }
 
-        long free = 0, inUse = 0;
-        var bitmaps = (IBitmapPageAccess)Pages;
-        for (long page = 0; page < _pageCount; page++)
-        {
-            bool isFree = _freeSpace.IsFree(bitmaps, page);
-            bool used = _used[(int)page];
-            if (isFree) free++;
-            if (used) inUse++;
-            if (used && isFree) Problem($"page {page} is in use and also marked free.");
-            else if (!used && !isFree) Problem($"page {page} is neither in use nor marked free (leaked).");
-        }
-        return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
+        return trees;
     }
 
     private void WalkTree(string name, TreeHeader header, Action<ReadOnlySpan<byte>, ReadOnlySpan<byte>>? visit)

@@ -17,9 +17,26 @@ internal static unsafe class EnvironmentFiles
     public const string LockFileName = "LOCK";
 
     /// <summary>What opening found.</summary>
-    public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile, long Replayed, HashSet<long> ReplayedPages);
+    /// <param name="DataFile">The open data file.</param>
+    /// <param name="Header">The checkpoint header as written at open.</param>
+    /// <param name="State">The state after recovery.</param>
+    /// <param name="NextJournalFile">The journal file this session starts writing.</param>
+    /// <param name="Replayed">Journal records replayed.</param>
+    /// <param name="ReplayedPages">Pages written by the replay (already verified).</param>
+    /// <param name="NeedsFreeSpaceRebuild">
+    /// The previous session was Lazy and did not close cleanly: its data file may carry bitmap pages of
+    /// transactions whose records were lost, so the free-space map must be rebuilt from the trees.
+    /// </param>
+    public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile,
+        long Replayed, HashSet<long> ReplayedPages, bool NeedsFreeSpaceRebuild);
 
-    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, ILogger logger)
+    /// <param name="fs">The file layer.</param>
+    /// <param name="directory">The environment's directory.</param>
+    /// <param name="pageSize">Page size for a new environment.</param>
+    /// <param name="useJournal">False for in-memory environments, which have no journal.</param>
+    /// <param name="logger">Where opening and recovery are reported.</param>
+    /// <param name="lazy">The session being opened commits without syncing (recorded in the header).</param>
+    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger)
     {
         string path = System.IO.Path.Combine(directory, DataFileName);
         var file = fs.Open(path, StorageFileMode.Buffered);
@@ -38,9 +55,11 @@ internal static unsafe class EnvironmentFiles
             long replayed = 0;
             var replayedPages = new HashSet<long>();
             long nextJournal = header.JournalFileNumber;
+            bool previousLazy = (header.Flags & DataFileHeaderFlags.LazySession) != 0;
+            bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
             if (useJournal)
             {
-                var reader = new JournalReader(fs, directory, header.EnvironmentId, header.PageSize);
+                var reader = new JournalReader(fs, directory, header.EnvironmentId, header.SessionId, previousLazy, header.PageSize);
                 long started = System.Diagnostics.Stopwatch.GetTimestamp();
                 long last = reader.Replay(header.JournalFileNumber, header.CheckpointTransactionId, record =>
                 {
@@ -55,11 +74,12 @@ internal static unsafe class EnvironmentFiles
                         replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
-                // Make the replayed pages durable and record that the journal so far is no longer needed.
                 file.Flush();
-                header = WriteCheckpoint(file, header, state, nextJournal);
+                // After an unclean Lazy session the caller rebuilds the free-space map first; the old header
+                // stays until then, so a crash in between rebuilds again.
+                if (!needsRebuild) header = StartSession(file, header, state, nextJournal, lazy);
             }
-            return new Opened(file, header, state, nextJournal, replayed, replayedPages);
+            return new Opened(file, header, state, nextJournal, replayed, replayedPages, needsRebuild && useJournal);
         }
         catch
         {
@@ -68,9 +88,27 @@ internal static unsafe class EnvironmentFiles
         }
     }
 
-    public static DataFileHeader WriteCheckpoint(IStorageFile file, DataFileHeader header, EnvironmentState state, long journalFileNumber)
+    /// <summary>
+    /// Records that the replayed pages are durable and the journal so far is no longer needed, and starts a
+    /// new session: only its records count from now on.
+    /// </summary>
+    public static DataFileHeader StartSession(IStorageFile file, DataFileHeader header, EnvironmentState state, long nextJournal, bool lazy)
+    {
+        header.SessionId = BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8));
+        header.Flags = lazy ? DataFileHeaderFlags.LazySession : DataFileHeaderFlags.None;
+        return WriteCheckpoint(file, header, state, nextJournal);
+    }
+
+    /// <summary>Writes the next checkpoint header copy, recording that the data file holds <paramref name="state"/>.</summary>
+    /// <param name="file">The data file (already synced).</param>
+    /// <param name="header">The current header.</param>
+    /// <param name="state">The state the data file now durably holds.</param>
+    /// <param name="journalFileNumber">The journal file recovery starts from.</param>
+    /// <param name="clean">The final checkpoint of a clean close.</param>
+    public static DataFileHeader WriteCheckpoint(IStorageFile file, DataFileHeader header, EnvironmentState state, long journalFileNumber, bool clean = false)
     {
         header.Sequence++;
+        header.Flags = clean ? header.Flags | DataFileHeaderFlags.CleanShutdown : header.Flags & ~DataFileHeaderFlags.CleanShutdown;
         header.CheckpointTransactionId = state.TransactionId;
         header.JournalFileNumber = journalFileNumber;
         WriteState(ref header, state);
