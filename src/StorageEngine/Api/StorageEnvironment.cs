@@ -60,9 +60,10 @@ public sealed class StorageEnvironment : IDisposable
         Directory = directory;
         _fileSystem.CreateDirectory(directory);
         _lock = _fileSystem.AcquireLock(Path.Combine(directory, EnvironmentFiles.LockFileName));
+        EnvironmentFiles.Opened? opened = null;
         try
         {
-            var opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
+            opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
                 lazy: options.Durability == DurabilityMode.Lazy, _logger);
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
@@ -77,6 +78,7 @@ public sealed class StorageEnvironment : IDisposable
             var loader = new SnapshotPageSource(_current, _verified, PageSize, _data.Path);
             var bitmaps = NewPageWriter(_current, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
+            _checkpointedTransactionId = opened.State.TransactionId;
             if (opened.NeedsFreeSpaceRebuild)
             {
                 RebuildFreeSpace();
@@ -91,13 +93,17 @@ public sealed class StorageEnvironment : IDisposable
                 if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
             }
-            _checkpointedTransactionId = opened.State.TransactionId;
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
                 directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
         catch
         {
-            _data?.Dispose();
+            _checkpointer?.Dispose();
+            _journal?.Dispose();
+            if (_data is not null) _data.Dispose();
+            else opened?.DataFile.Dispose();
+            _pool?.Dispose();
+            _scratch?.Free();
             _lock.Dispose();
             throw;
         }

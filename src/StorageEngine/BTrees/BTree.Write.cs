@@ -102,13 +102,13 @@ internal sealed unsafe partial class BTree
     {
         var sink = Sink;
         Touch();
-        FreeSubtree(sink, _header.RootPage, _header.Depth);
+        FreeSubtree(sink, _header.RootPage, CheckedDepth());
         _header = default;
     }
 
     private void FreeSubtree(IPageSink sink, long pageNumber, int level)
     {
-        byte* page = _source.GetPage(pageNumber);
+        byte* page = GetNode(pageNumber, level);
         int count = Node.Count(page);
         if (level > 1)
         {
@@ -136,14 +136,14 @@ internal sealed unsafe partial class BTree
             _pathIndex = new int[MaxDepth];
         }
         long pageNumber = _header.RootPage;
+        int depth = CheckedDepth();
         byte* page = sink.Modify(pageNumber, out long newNumber);
         _header.RootPage = newNumber;
         bool rightmost = true;
-        int leafLevel = _header.Depth - 1;
+        int leafLevel = depth - 1;
         for (int level = 0; level < leafLevel; level++)
         {
-            if (!Node.IsBranch(page) || Node.Count(page) == 0)
-                throw _source.Corruption(newNumber, $"expected a non-empty branch page at tree level {_header.Depth - level}.");
+            CheckNode(page, newNumber, depth - level);
             int index = Node.SearchBranch(page, key, _fixedInt64);
             rightmost &= index == Node.Count(page) - 1;
             _pathPage[level] = newNumber;
@@ -154,8 +154,7 @@ internal sealed unsafe partial class BTree
             page = sink.Modify(child, out newNumber);
             if (newNumber != child) Node.SetChild(entry, newNumber);
         }
-        if (!Node.IsLeaf(page))
-            throw _source.Corruption(newNumber, "expected a leaf page at tree level 1.");
+        CheckNode(page, newNumber, 1);
         _pathPage[leafLevel] = newNumber;
         _pathPtr[leafLevel] = (nint)page;
         _pathIndex[leafLevel] = -1;
@@ -335,7 +334,7 @@ internal sealed unsafe partial class BTree
         {
             byte* rightEntry = Node.Entry(parent, parentIndex + 1);
             long rightNumber = Node.Child(rightEntry);
-            byte* right = _source.GetPage(rightNumber);
+            byte* right = GetNode(rightNumber, _header.Depth - level);
             int extra = leaf ? 0 : Node.KeyLength(rightEntry);
             // When the right sibling is too full, the left one may still take this page (deletes in key order).
             if (Node.UsedBytes(page, _pageSize) + Node.UsedBytes(right, _pageSize) + extra <= Usable)
@@ -353,7 +352,7 @@ internal sealed unsafe partial class BTree
             long leftNumber = Node.Child(leftEntry);
             byte* ownEntry = Node.Entry(parent, parentIndex);
             int extra = leaf ? 0 : Node.KeyLength(ownEntry);
-            if (Node.UsedBytes(_source.GetPage(leftNumber), _pageSize) + Node.UsedBytes(page, _pageSize) + extra > Usable) return false;
+            if (Node.UsedBytes(GetNode(leftNumber, _header.Depth - level), _pageSize) + Node.UsedBytes(page, _pageSize) + extra > Usable) return false;
             byte* left = sink.Modify(leftNumber, out long newLeft);
             if (newLeft != leftNumber) Node.SetChild(leftEntry, newLeft);
             AppendAll(left, page, leaf, Node.BranchKey(ownEntry));
@@ -398,7 +397,7 @@ internal sealed unsafe partial class BTree
         }
         while (_header.Depth > 1)
         {
-            byte* page = _source.GetPage(_header.RootPage);
+            byte* page = GetNode(_header.RootPage, _header.Depth);
             if (Node.Count(page) != 1) return;
             long child = Node.Child(Node.Entry(page, 0));
             sink.FreePage(_header.RootPage);

@@ -82,17 +82,46 @@ internal sealed unsafe partial class BTree
     private byte* FindLeaf(scoped ReadOnlySpan<byte> key)
     {
         long pageNumber = _header.RootPage;
-        byte* page = _source.GetPage(pageNumber);
-        for (int level = _header.Depth; level > 1; level--)
+        int depth = CheckedDepth();
+        byte* page = GetNode(pageNumber, depth);
+        for (int level = depth; level > 1; level--)
         {
-            if (!Node.IsBranch(page) || Node.Count(page) == 0)
-                throw _source.Corruption(pageNumber, $"expected a non-empty branch page at tree level {level}.");
             pageNumber = Node.Child(Node.Entry(page, Node.SearchBranch(page, key, _fixedInt64)));
-            page = _source.GetPage(pageNumber);
+            page = GetNode(pageNumber, level - 1);
         }
-        if (!Node.IsLeaf(page))
-            throw _source.Corruption(pageNumber, "expected a leaf page at tree level 1.");
         return page;
+    }
+
+    /// <summary>The tree's depth, checked to be one a tree can have (it comes from a page or a header on disk).</summary>
+    public int CheckedDepth()
+    {
+        int depth = _header.Depth;
+        if (depth < 1 || depth > MaxDepth)
+            throw _source.Corruption(_header.RootPage, $"the tree header gives a depth of {depth}, outside 1 to {MaxDepth}.");
+        return depth;
+    }
+
+    /// <summary>
+    /// A page of this tree at <paramref name="level"/> (1 for leaves), checked to be what a valid tree holds
+    /// there: a leaf, or a branch with entries, marked for integer keys exactly when the tree has them. A page
+    /// that passes its checksum may still be another tree's or another environment's.
+    /// </summary>
+    public byte* GetNode(long pageNumber, int level)
+    {
+        byte* page = _source.GetPage(pageNumber);
+        CheckNode(page, pageNumber, level);
+        return page;
+    }
+
+    /// <summary>Throws <see cref="CorruptionException"/> unless the page is a node a valid tree has at <paramref name="level"/>.</summary>
+    public void CheckNode(byte* page, long pageNumber, int level)
+    {
+        var flags = Node.Header(page)->Flags;
+        bool kind = level == 1 ? (flags & PageFlags.Leaf) != 0 : (flags & PageFlags.Branch) != 0 && Node.Count(page) > 0;
+        if (!kind)
+            throw _source.Corruption(pageNumber, level == 1 ? "expected a leaf page at tree level 1." : $"expected a non-empty branch page at tree level {level}.");
+        if (((flags & PageFlags.FixedInt64Keys) != 0) != _fixedInt64)
+            throw _source.Corruption(pageNumber, _fixedInt64 ? "a page without integer keys in a tree of integer keys." : "a page of integer keys in a tree of byte-string keys.");
     }
 
     /// <summary>The value of a leaf entry, from the page or its overflow run.</summary>

@@ -58,13 +58,13 @@ internal sealed unsafe class TreeCursor
         long pageNumber = _tree.Header.RootPage;
         for (int level = 0; level < LeafLevel; level++)
         {
-            byte* page = _source.GetPage(pageNumber);
+            byte* page = _tree.GetNode(pageNumber, _depth - level);
             int index = Node.SearchBranch(page, key, _tree.IsFixedInt64);
             _pages[level] = pageNumber;
             _indexes[level] = index;
             pageNumber = Node.Child(Node.Entry(page, index));
         }
-        _leaf = _source.GetPage(pageNumber);
+        _leaf = _tree.GetNode(pageNumber, 1);
         _pages[LeafLevel] = pageNumber;
         int slot = Node.SearchLeaf(_leaf, key, _tree.IsFixedInt64, out bool found);
         _indexes[LeafLevel] = slot;
@@ -141,14 +141,13 @@ internal sealed unsafe class TreeCursor
     {
         for (int l = level + 1; l < LeafLevel; l++)
         {
-            byte* page = _source.GetPage(pageNumber);
+            byte* page = _tree.GetNode(pageNumber, _depth - l);
             int index = last ? Node.Count(page) - 1 : 0;
-            if (index < 0) throw _source.Corruption(pageNumber, "an empty branch page inside a tree.");
             _pages[l] = pageNumber;
             _indexes[l] = index;
             pageNumber = Node.Child(Node.Entry(page, index));
         }
-        _leaf = _source.GetPage(pageNumber);
+        _leaf = _tree.GetNode(pageNumber, 1);
         _pages[LeafLevel] = pageNumber;
         int count = Node.Count(_leaf);
         _indexes[LeafLevel] = last ? count - 1 : 0;
@@ -157,7 +156,7 @@ internal sealed unsafe class TreeCursor
 
     private void Begin()
     {
-        _depth = _tree.Header.Depth;
+        _depth = _tree.CheckedDepth();
         _version = _tree.Version;
     }
 

@@ -97,6 +97,11 @@ internal sealed unsafe class EnvironmentChecker
 
     private void WalkTree(string name, TreeHeader header, Action<ReadOnlySpan<byte>, ReadOnlySpan<byte>>? visit)
     {
+        if (header.Depth < 1 || header.Depth > BTree.MaxDepth)
+        {
+            Problem($"{name} has a depth of {header.Depth}, outside 1 to {BTree.MaxDepth}.");
+            return;
+        }
         var tree = new BTree(Pages, header);
         var counts = new long[3]; // entries, branch pages, leaf pages; overflow counted apart
         long overflow = 0;
@@ -131,6 +136,11 @@ internal sealed unsafe class EnvironmentChecker
         if (leaf ? !Node.IsLeaf(page) : !Node.IsBranch(page))
         {
             Problem($"{name}: page {pageNumber} should be a {(leaf ? "leaf" : "branch")} at level {level}.");
+            return;
+        }
+        if (((Node.Header(page)->Flags & PageFlags.FixedInt64Keys) != 0) != tree.IsFixedInt64)
+        {
+            Problem($"{name}: page {pageNumber} is {(tree.IsFixedInt64 ? "not " : "")}marked for integer keys, unlike its tree.");
             return;
         }
         counts[leaf ? 2 : 1]++;

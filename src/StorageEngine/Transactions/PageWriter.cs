@@ -51,19 +51,32 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     public int DirtyCount => _dirty.Count;
 
     public byte* GetPage(long pageNumber) =>
-        _dirty.TryGetValue(pageNumber, out var run) ? run.Buffer.Pointer : _base.GetPage(pageNumber);
+        _dirty.TryGetValue(pageNumber, out var run) ? NotOverflow(run, pageNumber).Buffer.Pointer : _base.GetPage(pageNumber);
 
-    public byte* GetOverflow(long firstPage, long length, uint checksum) =>
-        _dirty.TryGetValue(firstPage, out var run) ? run.Buffer.Pointer : _base.GetOverflow(firstPage, length, checksum);
+    public byte* GetOverflow(long firstPage, long length, uint checksum)
+    {
+        if (!_dirty.TryGetValue(firstPage, out var run)) return _base.GetOverflow(firstPage, length, checksum);
+        if (!run.IsOverflow || length > (long)run.PageCount * PageSize)
+            throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which this transaction wrote as something else.");
+        return run.Buffer.Pointer;
+    }
 
     public CorruptionException Corruption(long pageNumber, string problem) => _base.Corruption(pageNumber, problem);
+
+    /// <summary>
+    /// A tree or bitmap page that this transaction wrote an overflow value over: the free-space map gave out a
+    /// page the trees still use, which only damaged files can make it do.
+    /// </summary>
+    private DirtyRun NotOverflow(DirtyRun run, long pageNumber) => run.IsOverflow
+        ? throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.")
+        : run;
 
     public byte* Modify(long pageNumber, out long newPageNumber)
     {
         if (_dirty.TryGetValue(pageNumber, out var run))
         {
             newPageNumber = pageNumber;
-            return run.Buffer.Pointer;
+            return NotOverflow(run, pageNumber).Buffer.Pointer;
         }
         byte* original = _base.GetPage(pageNumber);
         byte* copy = AllocatePage(out newPageNumber);

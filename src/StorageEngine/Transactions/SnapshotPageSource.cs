@@ -52,5 +52,7 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         return data;
     }
 
-    public CorruptionException Corruption(long pageNumber, string problem) => new(_path, pageNumber * PageSize, problem);
+    /// <remarks>A page number outside the file (a damaged reference) is reported at offset 0, the file as a whole.</remarks>
+    public CorruptionException Corruption(long pageNumber, string problem) =>
+        new(_path, (ulong)pageNumber < (ulong)_pageCount ? pageNumber * PageSize : 0, problem);
 }
