@@ -78,6 +78,9 @@ public sealed class StorageEnvironment : IDisposable
             var loader = new SnapshotPageSource(_current, _verified, PageSize, _data.Path);
             var bitmaps = NewPageWriter(_current, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
+            // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
+            if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
+                throw loader.Corruption(bitmapPage, $"the free-space bitmap marks page {past} free, past the {opened.State.PageCount} pages of the file: it is newer than the recovered transaction {opened.State.TransactionId} (journal records lost?).");
             _checkpointedTransactionId = opened.State.TransactionId;
             if (opened.NeedsFreeSpaceRebuild)
             {

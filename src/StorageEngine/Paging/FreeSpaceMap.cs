@@ -83,6 +83,31 @@ internal sealed unsafe class FreeSpaceMap
         }
     }
 
+    /// <summary>
+    /// The first page at or past <paramref name="pageCount"/> (up to the end of its section) that its bitmap marks
+    /// free, or -1. Pages past the end are never freed, so such a bit comes from a transaction the state does not
+    /// hold; the allocator would hand the page out twice.
+    /// </summary>
+    public long FirstFreePast(IBitmapPageAccess io, long pageCount, out long bitmapPage)
+    {
+        long sectionEnd = (pageCount + PagesPerSection - 1) / PagesPerSection * PagesPerSection;
+        long bitsPerPage = WordsPerPage * 64L;
+        for (long page = pageCount; page < sectionEnd;)
+        {
+            ulong* words = WordsOf(io, page, write: false, out long bit);
+            long end = Math.Min(page - bit + bitsPerPage, sectionEnd);
+            for (; page < end; page++, bit++)
+            {
+                if ((words[bit >> 6] & (1UL << (int)(bit & 63))) == 0) continue;
+                long section = page / PagesPerSection;
+                bitmapPage = BitmapPageOf(section) + (page - section * PagesPerSection) / bitsPerPage;
+                return page;
+            }
+        }
+        bitmapPage = -1;
+        return -1;
+    }
+
     /// <summary>The bitmap words holding the bit of <paramref name="page"/>, and the bit's index among them.</summary>
     private ulong* WordsOf(IBitmapPageAccess io, long page, bool write, out long bit)
     {

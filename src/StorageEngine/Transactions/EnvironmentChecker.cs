@@ -43,14 +43,23 @@ internal sealed unsafe class EnvironmentChecker
         long trees = MarkAll();
         long free = 0, inUse = 0;
         var bitmaps = (IBitmapPageAccess)Pages;
-        for (long page = 0; page < _pageCount; page++)
+        try
         {
-            bool isFree = _freeSpace.IsFree(bitmaps, page);
-            bool used = _used[(int)page];
-            if (isFree) free++;
-            if (used) inUse++;
-            if (used && isFree) Problem($"page {page} is in use and also marked free.");
-            else if (!used && !isFree) Problem($"page {page} is neither in use nor marked free (leaked).");
+            for (long page = 0; page < _pageCount; page++)
+            {
+                bool isFree = _freeSpace.IsFree(bitmaps, page);
+                bool used = _used[(int)page];
+                if (isFree) free++;
+                if (used) inUse++;
+                if (used && isFree) Problem($"page {page} is in use and also marked free.");
+                else if (!used && !isFree) Problem($"page {page} is neither in use nor marked free (leaked).");
+            }
+            long past = _freeSpace.FirstFreePast(bitmaps, _pageCount, out _);
+            if (past >= 0) Problem($"page {past}, past the {_pageCount} pages of the file, is marked free.");
+        }
+        catch (CorruptionException e)
+        {
+            Problem($"the free-space map: {e.Message}");
         }
         return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
     }
