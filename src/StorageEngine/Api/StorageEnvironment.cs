@@ -29,7 +29,10 @@ public sealed class StorageEnvironment : IDisposable
     private readonly DataFile _data;
     private readonly JournalWriter? _journal;
     private readonly FreeSpaceMap _freeSpace;
+    // Pages verified as tree or bitmap pages, and overflow runs verified as values (by their first page), kept
+    // apart so that a damaged reference cannot borrow one kind's verification for the other.
     private readonly VerifiedPages _verified = new();
+    private readonly VerifiedPages _verifiedValues = new();
     private readonly ReaderTable _readers;
     private readonly PageBufferPool _pool;
     private readonly NativeBuffer _scratch;
@@ -68,14 +71,13 @@ public sealed class StorageEnvironment : IDisposable
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
-            foreach (long page in opened.ReplayedPages) _verified.Add(page);
             _freeSpace = new FreeSpaceMap(PageSize);
             _readers = new ReaderTable(options.MaxReaders);
             _pool = new PageBufferPool(PageSize);
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);
-            var loader = new SnapshotPageSource(_current, _verified, PageSize, _data.Path);
+            var loader = new SnapshotPageSource(_current, _verified, _verifiedValues, PageSize, _data.Path);
             var bitmaps = NewPageWriter(_current, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
             // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
@@ -177,7 +179,7 @@ public sealed class StorageEnvironment : IDisposable
             ExitTransaction();
             throw;
         }
-        return new ReadTransaction(this, snapshot, new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path), slot);
+        return new ReadTransaction(this, snapshot, new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path), slot);
     }
 
     /// <summary>
@@ -235,7 +237,7 @@ public sealed class StorageEnvironment : IDisposable
         // wrote later pages: a page freed after the checkpoint must not be overwritten until one covers it.
         if (Durability == DurabilityMode.Lazy) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
         _freeSpace.ReleaseUpTo(oldest);
-        var source = new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path);
+        var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
         return new WriteTransaction(this, snapshot, pages);
     }
@@ -273,7 +275,7 @@ public sealed class StorageEnvironment : IDisposable
             _writeFailure = e;
             throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
         }
-        foreach (var run in _runs) _verified.Add(run.FirstPage, run.PageCount);
+        pages.MarkVerified(_verified, _verifiedValues);
         _freeSpace.Commit(state.TransactionId);
         Volatile.Write(ref _current, new Snapshot(state, _data.View, journalFile));
         _checkpointer?.OnCommit(_journal!.BytesWritten);
@@ -385,7 +387,7 @@ public sealed class StorageEnvironment : IDisposable
     {
         long started = System.Diagnostics.Stopwatch.GetTimestamp();
         var snapshot = _current;
-        var pages = NewPageWriter(snapshot, new SnapshotPageSource(snapshot, _verified, PageSize, _data.Path), snapshot.TransactionId);
+        var pages = NewPageWriter(snapshot, new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path), snapshot.TransactionId);
         try
         {
             var used = new EnvironmentChecker(snapshot, pages, _freeSpace, PageSize).CollectUsedPages();
@@ -395,7 +397,7 @@ public sealed class StorageEnvironment : IDisposable
             pages.Seal(_runs);
             WriteRuns();
             _data.Flush();
-            foreach (var run in _runs) _verified.Add(run.FirstPage, run.PageCount);
+            pages.MarkVerified(_verified, _verifiedValues);
             _freeSpace.Commit(snapshot.TransactionId);
             _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
                 changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);

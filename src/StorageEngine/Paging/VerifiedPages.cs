@@ -33,6 +33,19 @@ internal sealed class VerifiedPages
         }
     }
 
+    /// <summary>Forgets pages (their number now holds something else).</summary>
+    public void Remove(long page, long count = 1)
+    {
+        for (long p = page; p < page + count; p++)
+        {
+            var chunks = Volatile.Read(ref _chunks);
+            long c = p >> ChunkShift;
+            if (c >= chunks.Length || Volatile.Read(ref chunks[c]) is not { } chunk) continue;
+            long bit = p & ((1 << ChunkShift) - 1);
+            Interlocked.And(ref chunk[bit >> 6], ~(1UL << (int)(bit & 63)));
+        }
+    }
+
     private ulong[] Chunk(long index)
     {
         var chunks = Volatile.Read(ref _chunks);

@@ -22,13 +22,12 @@ internal static unsafe class EnvironmentFiles
     /// <param name="State">The state after recovery.</param>
     /// <param name="NextJournalFile">The journal file this session starts writing.</param>
     /// <param name="Replayed">Journal records replayed.</param>
-    /// <param name="ReplayedPages">Pages written by the replay (already verified).</param>
     /// <param name="NeedsFreeSpaceRebuild">
     /// The previous session was Lazy and did not close cleanly: its data file may carry bitmap pages of
     /// transactions whose records were lost, so the free-space map must be rebuilt from the trees.
     /// </param>
     public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile,
-        long Replayed, HashSet<long> ReplayedPages, bool NeedsFreeSpaceRebuild);
+        long Replayed, bool NeedsFreeSpaceRebuild);
 
     /// <param name="fs">The file layer.</param>
     /// <param name="directory">The environment's directory.</param>
@@ -44,6 +43,9 @@ internal static unsafe class EnvironmentFiles
         {
             if (file.Length == 0)
             {
+                // A new environment has no journal yet; journal files beside an empty data file mean it was lost.
+                if (fs.ListFiles(directory).Any(name => JournalFileNames.TryParse(name, out _)))
+                    throw new CorruptionException(path, 0, "the data file is empty, but journal files of an existing environment are beside it.");
                 file.Dispose();
                 file = Create(fs, directory, pageSize);
                 logger.LogInformation("Created environment {Path} with {PageSize}-byte pages.", directory, pageSize);
@@ -53,7 +55,6 @@ internal static unsafe class EnvironmentFiles
             ValidateState(file, header, state);
 
             long replayed = 0;
-            var replayedPages = new HashSet<long>();
             long nextJournal = header.JournalFileNumber;
             bool previousLazy = (header.Flags & DataFileHeaderFlags.LazySession) != 0;
             bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
@@ -63,7 +64,7 @@ internal static unsafe class EnvironmentFiles
                 long started = System.Diagnostics.Stopwatch.GetTimestamp();
                 long last = reader.Replay(header.JournalFileNumber, header.CheckpointTransactionId, record =>
                 {
-                    state = Apply(file, header, record, replayedPages);
+                    state = Apply(file, header, record);
                     replayed++;
                 });
                 var numbers = reader.FileNumbers();
@@ -79,7 +80,7 @@ internal static unsafe class EnvironmentFiles
                 // stays until then, so a crash in between rebuilds again.
                 if (!needsRebuild) header = StartSession(file, header, state, nextJournal, lazy);
             }
-            return new Opened(file, header, state, nextJournal, replayed, replayedPages, needsRebuild && useJournal);
+            return new Opened(file, header, state, nextJournal, replayed, needsRebuild && useJournal);
         }
         catch
         {
@@ -134,7 +135,7 @@ internal static unsafe class EnvironmentFiles
             throw new CorruptionException(file.Path, 0, $"the checkpoint header says the file holds {state.PageCount} pages, but it is only {file.Length} bytes long.");
     }
 
-    private static EnvironmentState Apply(IStorageFile file, in DataFileHeader header, JournalRecord record, HashSet<long> replayedPages)
+    private static EnvironmentState Apply(IStorageFile file, in DataFileHeader header, JournalRecord record)
     {
         var state = MemoryMarshal.Read<EnvironmentState>(record.State);
         if (state.TransactionId != record.TransactionId || state.PageCount < FreeSpaceMap.FirstBitmapPage + 1)
@@ -145,7 +146,6 @@ internal static unsafe class EnvironmentFiles
             if (first < FreeSpaceMap.FirstBitmapPage || first + count > state.PageCount)
                 throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} writes pages {first}..{first + count - 1}, outside the {state.PageCount} pages it describes.");
             file.Write(first * header.PageSize, bytes);
-            for (long p = first; p < first + count; p++) replayedPages.Add(p);
         }
         return state;
     }

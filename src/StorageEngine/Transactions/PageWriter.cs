@@ -160,6 +160,28 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
     }
 
+    /// <summary>
+    /// After the pages reached the data file: what this process wrote needs no checksum check on first read.
+    /// Tree and bitmap pages go to <paramref name="treePages"/>, overflow values (by first page) to
+    /// <paramref name="values"/>, each leaving the other set, since a page number may change kind.
+    /// </summary>
+    public void MarkVerified(VerifiedPages treePages, VerifiedPages values)
+    {
+        foreach (var (page, run) in _dirty)
+        {
+            if (run.IsOverflow)
+            {
+                treePages.Remove(page, run.PageCount);
+                values.Add(page);
+            }
+            else
+            {
+                values.Remove(page);
+                treePages.Add(page);
+            }
+        }
+    }
+
     /// <summary>Returns the buffers (after commit or on abort).</summary>
     public void Discard()
     {

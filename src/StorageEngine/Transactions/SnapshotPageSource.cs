@@ -9,10 +9,12 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
     private readonly byte* _base;
     private readonly long _pageCount;
     private readonly VerifiedPages _verified;
+    private readonly VerifiedPages _verifiedValues;
     private readonly string _path;
 
-    public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, int pageSize, string path)
+    public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, VerifiedPages verifiedValues, int pageSize, string path)
     {
+        _verifiedValues = verifiedValues;
         // Copied out of the snapshot: this is the read hot path.
         _base = snapshot.Base;
         _pageCount = snapshot.State.PageCount;
@@ -43,11 +45,11 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         if (firstPage < 2 || firstPage + pages > _pageCount)
             throw Corruption(firstPage, $"an overflow run of {pages} pages outside the {_pageCount} pages of the snapshot.");
         byte* data = _base + firstPage * PageSize;
-        if (!_verified.Contains(firstPage))
+        if (!_verifiedValues.Contains(firstPage))
         {
             if (BTree.ValueChecksum(new ReadOnlySpan<byte>(data, (int)length)) != checksum)
                 throw Corruption(firstPage, "an overflow value fails its checksum.");
-            _verified.Add(firstPage, pages);
+            _verifiedValues.Add(firstPage);
         }
         return data;
     }
