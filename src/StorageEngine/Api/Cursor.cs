@@ -9,16 +9,14 @@ namespace StorageEngine;
 /// </summary>
 public sealed class Cursor : IDisposable
 {
-    private readonly Tree _tree;
     private readonly Transaction _transaction;
     private readonly TreeCursor _cursor;
     private readonly KeyRange _range;
     private bool _disposed;
     private bool _positioned;
 
-    internal Cursor(Tree tree, Transaction transaction, TreeCursor cursor, KeyRange range)
+    internal Cursor(Transaction transaction, TreeCursor cursor, KeyRange range)
     {
-        _tree = tree;
         _transaction = transaction;
         _cursor = cursor;
         _range = range;
@@ -125,7 +123,6 @@ public sealed class Cursor : IDisposable
     {
         if (_disposed) throw new ObjectDisposedException(nameof(Cursor));
         _transaction.ThrowIfInactive();
-        _ = _tree;
     }
 
     private void ThrowIfUnpositioned()

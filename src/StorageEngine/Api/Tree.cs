@@ -128,7 +128,7 @@ public sealed class Tree
     public Cursor CreateCursor(KeyRange range = default)
     {
         ThrowIfUnusable();
-        return new Cursor(this, _transaction, new TreeCursor(BTree, _transaction.IsWritable), range);
+        return new Cursor(_transaction, new TreeCursor(BTree, _transaction.IsWritable), range);
     }
 
     private void CheckKey(ReadOnlySpan<byte> key)

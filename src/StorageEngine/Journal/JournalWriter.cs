@@ -111,9 +111,6 @@ internal sealed unsafe class JournalWriter : IDisposable
         return new JournalPosition(CurrentFileNumber, _offset);
     }
 
-    /// <summary>Makes every record written so far durable (for lazy mode's explicit flush and for closing).</summary>
-    public void Flush() => _file.Flush();
-
     private void SwitchFile(long recordLength)
     {
         long size = Math.Max(_fileSize, JournalRecordHeader.AlignUp(recordLength));

@@ -57,17 +57,8 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>Free pages (committed plus this transaction's changes), reusable or not.</summary>
     public long FreePages => _freeBits + _transactionFreeBitsDelta;
 
-    /// <summary>Free pages that some reader may still see.</summary>
-    public long PendingPages => _pending.Count;
-
     public long BitmapPageOf(long section) => section == 0 ? FirstBitmapPage : section * PagesPerSection;
 
-    public bool IsBitmapPage(long pageNumber)
-    {
-        long section = pageNumber / PagesPerSection;
-        long first = BitmapPageOf(section);
-        return pageNumber >= first && pageNumber < first + BitmapPagesPerSection;
-    }
 
     /// <summary>Counts the free pages of an existing file.</summary>
     public void Load(IBitmapPageAccess io, long pageCount)
