@@ -14,7 +14,7 @@ namespace StorageEngine;
 /// write transaction at a time, any number of read transactions beside it, each on a stable snapshot.
 /// Thread-safe; transactions are not tied to threads.
 /// </summary>
-public sealed class StorageEnvironment : IDisposable
+public sealed partial class StorageEnvironment : IDisposable
 {
     /// <summary>Largest value, in bytes.</summary>
     public const int MaxValueSize = 1 << 30;
@@ -277,9 +277,14 @@ public sealed class StorageEnvironment : IDisposable
         }
         pages.MarkVerified(_verified, _verifiedValues);
         _freeSpace.Commit(state.TransactionId);
-        Volatile.Write(ref _current, new Snapshot(state, _data.View, journalFile));
+        var published = new Snapshot(state, _data.View, journalFile);
+        Volatile.Write(ref _current, published);
         _checkpointer?.OnCommit(_journal!.BytesWritten);
+        OnCommitted(published);
     }
+
+    /// <summary>Called after each commit is durable and published (for journal shipping); never throws.</summary>
+    partial void OnCommitted(Snapshot published);
 
     /// <summary>Writes the sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
     private void WriteRuns()
