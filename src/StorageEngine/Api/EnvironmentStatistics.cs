@@ -29,4 +29,13 @@ public sealed record EnvironmentStatistics
 
     /// <summary>Read transactions open now.</summary>
     public required int OpenReaders { get; init; }
+
+    /// <summary>
+    /// Journal writes since the environment was opened. With concurrent committers this is less than
+    /// <see cref="JournalRecords"/>: commits waiting together share one write (group commit).
+    /// </summary>
+    public long JournalWrites { get; init; }
+
+    /// <summary>Journal records (one per commit that changed anything) written since the environment was opened.</summary>
+    public long JournalRecords { get; init; }
 }

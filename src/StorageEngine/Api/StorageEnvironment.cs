@@ -22,6 +22,9 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Largest journal record (all pages one transaction changes).</summary>
     private const long MaxTransactionBytes = int.MaxValue - (64L << 20);
 
+    /// <summary>Bytes of pages past which a commit group takes no further records (one at least).</summary>
+    private const long MaxGroupBytes = 32L << 20;
+
     private readonly StorageEnvironmentOptions _options;
     private readonly IFileSystem _fileSystem;
     private readonly IDisposable _lock;
@@ -37,8 +40,16 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly PageBufferPool _pool;
     private readonly NativeBuffer _scratch;
     private readonly SemaphoreSlim _writeLock = new(1, 1);
-    private readonly List<JournalPageRun> _runs = new();
     private readonly List<ReadOnlyMemory<byte>> _gather = new();
+    // Group commit: commits queue here (under _groupLock) until a committing thread, the leader of the
+    // moment, writes all of them with one journal write. _pending (under the write lock) keeps their pages
+    // readable by the next writer until they are in the data file.
+    private readonly object _groupLock = new();
+    private readonly List<PendingCommit> _queue = new();
+    private readonly List<PendingCommit> _group = new();
+    private readonly List<JournalEntry> _groupEntries = new();
+    private readonly PendingPages _pending = new();
+    private bool _groupWriting;
     private readonly Checkpointer? _checkpointer;
     private Snapshot _current;
     private int _openTransactions;
@@ -228,88 +239,194 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private WriteTransaction CreateWriteTransaction()
     {
-        if (_writeFailure is not null)
-            throw new StorageException("An earlier commit failed after its journal record was written; reopen the environment to recover it.", _writeFailure);
-        var snapshot = Volatile.Read(ref _current);
-        long oldest = Math.Min(_readers.Oldest(), snapshot.TransactionId);
+        ThrowIfWriteFailed();
+        _pending.ReleaseCompleted(_pool);
+        ThrowIfWriteFailed();
+        var published = Volatile.Read(ref _current);
+        long oldest = Math.Min(_readers.Oldest(), published.TransactionId);
         _data.ReleaseRetired(oldest);
         // In Lazy mode a power loss can lose records after the last checkpoint while the page cache already
         // wrote later pages: a page freed after the checkpoint must not be overwritten until one covers it.
         if (Durability == DurabilityMode.Lazy) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
         _freeSpace.ReleaseUpTo(oldest);
+        // The writer starts from the last commit, durable or not; readers stay on the last durable one.
+        var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
         return new WriteTransaction(this, snapshot, pages);
     }
 
+    private void ThrowIfWriteFailed()
+    {
+        if (_writeFailure is { } failure)
+            throw new StorageException("An earlier commit failed while writing the journal or the data file; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
+    }
+
     private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId) =>
-        new(snapshot, source, _freeSpace, _pool, _scratch.Pointer, transactionId);
+        new(snapshot, source, _pending, _freeSpace, _pool, _scratch.Pointer, transactionId);
 
     /// <summary>
-    /// Makes the transaction durable and visible: one journal record, then the pages into the data file, then
-    /// the new snapshot. On failure before the record is written nothing changes; the caller aborts.
+    /// Commits the transaction in memory, under the write lock: its pages are sealed and handed over, the
+    /// free-space map moves on, and the next writer may start from it at once. The caller then releases the
+    /// write lock and calls <see cref="WaitDurable"/>. When this throws nothing has changed; the caller aborts.
     /// </summary>
-    internal void Commit(PageWriter pages, EnvironmentState state)
+    internal PendingCommit PrepareCommit(PageWriter pages, EnvironmentState state)
     {
-        var snapshot = Volatile.Read(ref _current);
-        pages.Seal(_runs);
-        long journalFile = snapshot.JournalFileNumber;
+        ThrowIfWriteFailed();
+        var runs = new List<JournalPageRun>();
+        var sealedPages = new List<CommittedRun>();
+        long bytes = 0;
+        // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
+        _data.EnsureCapacity(state.PageCount, state.TransactionId);
+        pages.Seal(sealedPages, runs);
+        foreach (var run in runs) bytes += (long)run.PageCount * PageSize;
+        var encoded = new byte[EnvironmentState.Size];
+        System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
+        var commit = new PendingCommit(state, encoded, sealedPages, runs, bytes);
+        if (bytes > MaxTransactionBytes)
+        {
+            foreach (var run in sealedPages) run.Release(_pool);
+            throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
+        }
+        _freeSpace.Commit(state.TransactionId);
+        _pending.Add(commit);
+        lock (_groupLock) _queue.Add(commit);
+        return commit;
+    }
+
+    /// <summary>
+    /// Returns once the commit is durable and published. The first committer to find no group write running
+    /// leads: it takes every queued commit, writes their records with one journal write, puts their pages
+    /// into the data file and publishes the last; the others wait for it, or lead the next group.
+    /// </summary>
+    /// <exception cref="StorageException">The group write failed: the commit may or may not survive a reopen.</exception>
+    internal void WaitDurable(PendingCommit commit)
+    {
+        while (true)
+        {
+            lock (_groupLock)
+            {
+                while (!commit.IsCompleted && _groupWriting) Monitor.Wait(_groupLock);
+                if (commit.IsCompleted) break;
+                _groupWriting = true;
+                _group.Clear();
+                long bytes = 0;
+                int taken = 0;
+                while (taken < _queue.Count && (taken == 0 || bytes + _queue[taken].PageBytes <= MaxGroupBytes))
+                {
+                    bytes += _queue[taken].PageBytes;
+                    _group.Add(_queue[taken++]);
+                }
+                _queue.RemoveRange(0, taken);
+            }
+            Exception? failure = null;
+            try
+            {
+                WriteGroup(_group);
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+            lock (_groupLock)
+            {
+                foreach (var member in _group) member.Complete(failure);
+                _group.Clear();
+                _groupWriting = false;
+                Monitor.PulseAll(_groupLock);
+            }
+        }
+        if (commit.Failure is { } error)
+        {
+            throw error as StorageException
+                ?? new StorageException("The commit failed while writing the journal; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", error);
+        }
+        // Free the group's buffers now if no writer is running, rather than holding them until the next one.
+        if (_writeLock.Wait(0))
+        {
+            try
+            {
+                _pending.ReleaseCompleted(_pool);
+            }
+            finally
+            {
+                _writeLock.Release();
+            }
+        }
+    }
+
+    /// <summary>
+    /// The leader's work: the group's records in one journal write, then their pages into the data file,
+    /// then each new snapshot published in order. A failure poisons the environment: later commits were
+    /// built on the failed ones.
+    /// </summary>
+    private void WriteGroup(List<PendingCommit> group)
+    {
+        ThrowIfWriteFailed();
+        long journalFile = Volatile.Read(ref _current).JournalFileNumber;
         if (_journal is not null)
         {
-            long bytes = 0;
-            foreach (var run in _runs) bytes += (long)run.PageCount * PageSize;
-            if (bytes > MaxTransactionBytes)
-                throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
-            Span<byte> encoded = stackalloc byte[EnvironmentState.Size];
-            System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
-            journalFile = _journal.Append(state.TransactionId, encoded, _runs).FileNumber;
+            _groupEntries.Clear();
+            foreach (var member in group) _groupEntries.Add(member.ToJournalEntry());
+            try
+            {
+                journalFile = _journal.Append(_groupEntries).FileNumber;
+            }
+            catch (Exception e)
+            {
+                _writeFailure = e;
+                throw;
+            }
+            finally
+            {
+                _groupEntries.Clear();
+            }
         }
         try
         {
-            _data.EnsureCapacity(state.PageCount, state.TransactionId);
-            WriteRuns();
+            foreach (var member in group) WriteRuns(member.Runs);
         }
         catch (Exception e)
         {
-            // The record is durable, so recovery will apply it; this process can no longer write safely.
+            // The records are durable, so recovery will apply them; this process can no longer write safely.
             _writeFailure = e;
             throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
         }
-        pages.MarkVerified(_verified, _verifiedValues);
-        _freeSpace.Commit(state.TransactionId);
-        var published = new Snapshot(state, _data.View, journalFile);
-        Volatile.Write(ref _current, published);
-        _checkpointer?.OnCommit(_journal!.BytesWritten);
-        OnCommitted(published);
+        foreach (var member in group)
+        {
+            PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
+            member.JournalFileNumber = journalFile;
+            var published = new Snapshot(member.State, _data.View, journalFile);
+            Volatile.Write(ref _current, published);
+            OnCommitted(published);
+        }
+        if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
     }
 
     /// <summary>Called after each commit is durable and published (for journal shipping); never throws.</summary>
     partial void OnCommitted(Snapshot published);
 
-    /// <summary>Writes the sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
-    private void WriteRuns()
+    /// <summary>Writes sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
+    private void WriteRuns(List<JournalPageRun> runs)
     {
         int i = 0;
-        while (i < _runs.Count)
+        while (i < runs.Count)
         {
-            long first = _runs[i].FirstPage;
+            long first = runs[i].FirstPage;
             long next = first;
             _gather.Clear();
-            while (i < _runs.Count && _runs[i].FirstPage == next)
+            while (i < runs.Count && runs[i].FirstPage == next)
             {
-                _gather.Add(_runs[i].Data);
-                next += _runs[i].PageCount;
+                _gather.Add(runs[i].Data);
+                next += runs[i].PageCount;
                 i++;
             }
             _data.Write(first, _gather);
         }
     }
 
-    internal void EndWrite()
-    {
-        _writeLock.Release();
-        ExitTransaction();
-    }
+    /// <summary>Lets the next writer in; a committed transaction still counts as open until it is durable.</summary>
+    internal void ReleaseWriteLock() => _writeLock.Release();
 
     internal void EndRead(int slot)
     {
@@ -381,6 +498,8 @@ public sealed partial class StorageEnvironment : IDisposable
             LastCommittedTransactionId = snapshot.TransactionId,
             LastCheckpointTransactionId = Header.CheckpointTransactionId,
             OpenReaders = _readers.Count,
+            JournalWrites = _journal?.WriteCount ?? 0,
+            JournalRecords = _journal?.RecordCount ?? 0,
         };
     }
 
@@ -399,10 +518,19 @@ public sealed partial class StorageEnvironment : IDisposable
             long changed = _freeSpace.Rebuild(pages, used, snapshot.State.PageCount);
             // Written straight to the data file and synced, outside the journal: nothing else runs yet, and
             // until the new session's header is written a crash simply leads to another rebuild.
-            pages.Seal(_runs);
-            WriteRuns();
-            _data.Flush();
-            pages.MarkVerified(_verified, _verifiedValues);
+            var sealedPages = new List<CommittedRun>();
+            var runs = new List<JournalPageRun>();
+            pages.Seal(sealedPages, runs);
+            try
+            {
+                WriteRuns(runs);
+                _data.Flush();
+                PageWriter.MarkVerified(sealedPages, _verified, _verifiedValues);
+            }
+            finally
+            {
+                foreach (var run in sealedPages) run.Release(_pool);
+            }
             _freeSpace.Commit(snapshot.TransactionId);
             _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
                 changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
@@ -447,7 +575,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    private void ExitTransaction()
+    internal void ExitTransaction()
     {
         if (Interlocked.Decrement(ref _openTransactions) == 0 && Volatile.Read(ref _disposeRequested) != 0) Close(clean: true);
     }
@@ -499,6 +627,7 @@ public sealed partial class StorageEnvironment : IDisposable
             Monitor.Exit(_checkpointLock);
             _journal?.Dispose();
             _data.Dispose();
+            _pending.ReleaseAll(_pool);
             _pool.Dispose();
             _scratch.Free();
             _lock.Dispose();

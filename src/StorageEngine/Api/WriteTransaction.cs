@@ -13,6 +13,7 @@ public sealed class WriteTransaction : Transaction
 {
     private readonly PageWriter _pages;
     private bool _committed;
+    private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
         : base(environment, snapshot, pages) => _pages = pages;
@@ -55,9 +56,14 @@ public sealed class WriteTransaction : Transaction
 
     /// <summary>
     /// Makes the changes durable (as the environment's <see cref="DurabilityMode"/> promises) and visible to
-    /// new transactions, then ends the transaction.
+    /// new transactions, then ends the transaction. The next write transaction may start as soon as this one
+    /// is committed in memory; commits that wait for the journal together share one journal write.
     /// </summary>
-    /// <exception cref="StorageException">Writing failed; nothing of this transaction is kept, earlier commits are intact.</exception>
+    /// <exception cref="StorageException">
+    /// Writing the journal or the data file failed. Earlier commits are intact; this one may or may not survive,
+    /// and the environment accepts no more writes until it is reopened.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">The transaction changes more pages than one commit can hold.</exception>
     public void Commit()
     {
         ThrowIfInactive();
@@ -69,10 +75,20 @@ public sealed class WriteTransaction : Transaction
             FlushTreeHeaders();
             state.RootTree = RootTree?.Header ?? default;
             state.PageCount = _pages.PageCount;
-            Environment.Commit(_pages, state);
+            _pending = Environment.PrepareCommit(_pages, state);
         }
         _committed = true;
+        var pending = _pending;
         Dispose();
+        if (pending is null) return;
+        try
+        {
+            Environment.WaitDurable(pending);
+        }
+        finally
+        {
+            Environment.ExitTransaction();
+        }
     }
 
     private bool HasTreeChanges()
@@ -107,6 +123,8 @@ public sealed class WriteTransaction : Transaction
     {
         if (!_committed) Environment.FreeSpace.Abort();
         _pages.Discard();
-        Environment.EndWrite();
+        Environment.ReleaseWriteLock();
+        // A commit waiting for its journal write still counts as open, so that the environment does not close under it.
+        if (_pending is null) Environment.ExitTransaction();
     }
 }

@@ -5,7 +5,7 @@ using StorageEngine.Platform;
 namespace StorageEngine.Journal;
 
 /// <summary>
-/// Appends one record per commit to the current journal file with a single vectored write. In durable mode
+/// Appends one record per commit to the current journal file, a group of commits with a single vectored write. In durable mode
 /// the file is unbuffered and write-through, so the record is on the device when the write returns; where
 /// the file system refuses that, the writer syncs after each record. Full files are retired by the
 /// checkpointer and reused, so the journal does not grow without bound.
@@ -26,7 +26,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly object _filesLock = new();
     private readonly Queue<string> _freeFiles = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
-    private NativeBuffer _header;
+    private readonly List<NativeBuffer> _headers = new();
+    private readonly List<JournalEntry> _single = new(1);
     private IStorageFile _file;
     private long _offset;
     private long _freeCounter;
@@ -43,7 +44,6 @@ internal sealed unsafe class JournalWriter : IDisposable
         _fileSize = JournalRecordHeader.AlignUp(fileSize);
         _durable = durable;
         _logger = logger;
-        _header = new NativeBuffer(JournalRecordHeader.BlockSize);
         foreach (var name in fileSystem.ListFiles(directory))
         {
             if (JournalFileNames.IsFree(name)) _freeFiles.Enqueue(Path.Combine(directory, name));
@@ -59,35 +59,77 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// <summary>Bytes written since this writer was created.</summary>
     public long BytesWritten { get; private set; }
 
+    /// <summary>Journal writes since this writer was created (a commit group takes one).</summary>
+    public long WriteCount { get; private set; }
+
+    /// <summary>Records written since this writer was created (one per commit).</summary>
+    public long RecordCount { get; private set; }
+
     /// <summary>
     /// Writes one record and returns where it ends. When this throws, nothing counts as written: the next
     /// record goes to the same place.
     /// </summary>
     public JournalPosition Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPageRun> runs)
     {
-        int headerLength = JournalRecordHeader.HeaderLengthFor(runs.Count);
-        int headerBlocks = (int)JournalRecordHeader.AlignUp(headerLength);
-        if (_header.Length < headerBlocks)
-        {
-            _header.Free();
-            _header = new NativeBuffer(headerBlocks);
-        }
-        long total = headerBlocks;
-        foreach (var run in runs) total += (long)run.PageCount * _pageSize;
+        _single.Clear();
+        _single.Add(new JournalEntry(transactionId, state.ToArray(), runs));
+        return Append(_single);
+    }
+
+    /// <summary>
+    /// Writes consecutive records (a commit group) with one vectored write, all into the same file, and
+    /// returns where the last one ends. When this throws, nothing counts as written.
+    /// </summary>
+    public JournalPosition Append(IReadOnlyList<JournalEntry> entries)
+    {
+        if (entries.Count == 0) throw new ArgumentException("A journal write needs at least one record.", nameof(entries));
+        long total = 0;
+        for (int e = 0; e < entries.Count; e++) total += RecordLength(entries[e]);
         if (_offset + total > _file.Length) SwitchFile(total);
 
-        byte* h = _header.Pointer;
+        _buffers.Clear();
+        for (int e = 0; e < entries.Count; e++) AddRecord(e, entries[e]);
+        _file.Write(_offset, _buffers);
+        if (_durable && !_file.IsWriteThrough) _file.Flush();
+        _offset += total;
+        BytesWritten += total;
+        WriteCount++;
+        RecordCount += entries.Count;
+        return new JournalPosition(CurrentFileNumber, _offset);
+    }
+
+    private long RecordLength(in JournalEntry entry)
+    {
+        long total = JournalRecordHeader.AlignUp(JournalRecordHeader.HeaderLengthFor(entry.Runs.Count));
+        foreach (var run in entry.Runs) total += (long)run.PageCount * _pageSize;
+        return total;
+    }
+
+    /// <summary>Fills the header block of the <paramref name="index"/>-th record of the write and queues it and its pages.</summary>
+    private void AddRecord(int index, in JournalEntry entry)
+    {
+        var runs = entry.Runs;
+        int headerLength = JournalRecordHeader.HeaderLengthFor(runs.Count);
+        int headerBlocks = (int)JournalRecordHeader.AlignUp(headerLength);
+        while (_headers.Count <= index) _headers.Add(new NativeBuffer(JournalRecordHeader.BlockSize));
+        if (_headers[index].Length < headerBlocks)
+        {
+            _headers[index].Free();
+            _headers[index] = new NativeBuffer(headerBlocks);
+        }
+
+        byte* h = _headers[index].Pointer;
         new Span<byte>(h, headerBlocks).Clear();
         var header = (JournalRecordHeader*)h;
         header->Magic = JournalRecordHeader.MagicValue;
         header->EnvironmentId = _environmentId;
         header->SessionId = _sessionId;
-        header->TransactionId = transactionId;
+        header->TransactionId = entry.TransactionId;
         header->RunCount = runs.Count;
         header->PageSize = _pageSize;
-        header->TotalLength = total;
+        header->TotalLength = RecordLength(entry);
         header->HeaderLength = headerLength;
-        state.CopyTo(new Span<byte>(header->State, JournalRecordHeader.StateSize));
+        entry.State.Span.CopyTo(new Span<byte>(header->State, JournalRecordHeader.StateSize));
         byte* table = h + JournalRecordHeader.Size;
         for (int i = 0; i < runs.Count; i++)
         {
@@ -95,20 +137,13 @@ internal sealed unsafe class JournalWriter : IDisposable
             *(int*)(table + i * JournalRecordHeader.RunEntrySize + 8) = runs[i].PageCount;
         }
         uint crc = Crc32C.Append(Crc32C.Start, new ReadOnlySpan<byte>(h, headerLength));
-        _buffers.Clear();
-        _buffers.Add(_header.Memory[..headerBlocks]);
+        _buffers.Add(_headers[index].Memory[..headerBlocks]);
         foreach (var run in runs)
         {
             crc = Crc32C.Append(crc, run.Data.Span);
             _buffers.Add(run.Data);
         }
         header->Checksum = Crc32C.Finish(crc);
-
-        _file.Write(_offset, _buffers);
-        if (_durable && !_file.IsWriteThrough) _file.Flush();
-        _offset += total;
-        BytesWritten += total;
-        return new JournalPosition(CurrentFileNumber, _offset);
     }
 
     private void SwitchFile(long recordLength)
@@ -196,6 +231,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     public void Dispose()
     {
         _file.Dispose();
-        _header.Free();
+        foreach (var header in _headers) header.Free();
+        _headers.Clear();
     }
 }

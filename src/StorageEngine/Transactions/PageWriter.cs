@@ -9,7 +9,8 @@ namespace StorageEngine.Transactions;
 /// The pages of one write transaction: the snapshot it started from plus the pages it wrote, held privately
 /// in native buffers until commit. Tree pages are copied on write to new page numbers (readers of older
 /// snapshots keep the originals); bitmap pages are changed under their own numbers, because readers never
-/// read them.
+/// read them. Under the transaction's own pages lie those of earlier commits still waiting for their
+/// journal write (<see cref="PendingPages"/>), then the snapshot's.
 /// </summary>
 internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
 {
@@ -24,14 +25,17 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
 
     private readonly Dictionary<long, DirtyRun> _dirty = new();
     private readonly SnapshotPageSource _base;
+    private readonly PendingPages? _pending;
     private readonly FreeSpaceMap _freeSpace;
     private readonly PageBufferPool _pool;
     private readonly List<long> _order = new();
     private long _pageCount;
 
-    public PageWriter(Snapshot snapshot, SnapshotPageSource source, FreeSpaceMap freeSpace, PageBufferPool pool, byte* scratch, long transactionId)
+    public PageWriter(Snapshot snapshot, SnapshotPageSource source, PendingPages? pending, FreeSpaceMap freeSpace, PageBufferPool pool,
+        byte* scratch, long transactionId)
     {
         _base = source;
+        _pending = pending;
         _freeSpace = freeSpace;
         _pool = pool;
         Scratch = scratch;
@@ -51,14 +55,24 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     public int DirtyCount => _dirty.Count;
 
     public byte* GetPage(long pageNumber) =>
-        _dirty.TryGetValue(pageNumber, out var run) ? NotOverflow(run, pageNumber).Buffer.Pointer : _base.GetPage(pageNumber);
+        _dirty.TryGetValue(pageNumber, out var run) ? NotOverflow(run, pageNumber).Buffer.Pointer : CommittedPage(pageNumber);
+
+    /// <summary>A page as the last commit left it: still in memory if its journal write is pending, else mapped.</summary>
+    private byte* CommittedPage(long pageNumber)
+    {
+        if (_pending is null || !_pending.TryGet(pageNumber, out var run)) return _base.GetPage(pageNumber);
+        if (run.IsOverflow) throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.");
+        return run.Buffer.Pointer;
+    }
 
     public byte* GetOverflow(long firstPage, long length, uint checksum)
     {
-        if (!_dirty.TryGetValue(firstPage, out var run)) return _base.GetOverflow(firstPage, length, checksum);
-        if (!run.IsOverflow || length > (long)run.PageCount * PageSize)
-            throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which this transaction wrote as something else.");
-        return run.Buffer.Pointer;
+        CommittedRun found;
+        if (_dirty.TryGetValue(firstPage, out var run)) found = new CommittedRun(firstPage, run.PageCount, run.Buffer, run.IsOverflow);
+        else if (_pending is null || !_pending.TryGet(firstPage, out found)) return _base.GetOverflow(firstPage, length, checksum);
+        if (!found.IsOverflow || length > (long)found.PageCount * PageSize)
+            throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which was written as something else.");
+        return found.Buffer.Pointer;
     }
 
     public CorruptionException Corruption(long pageNumber, string problem) => _base.Corruption(pageNumber, problem);
@@ -78,7 +92,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             newPageNumber = pageNumber;
             return NotOverflow(run, pageNumber).Buffer.Pointer;
         }
-        byte* original = _base.GetPage(pageNumber);
+        byte* original = CommittedPage(pageNumber);
         byte* copy = AllocatePage(out newPageNumber);
         Buffer.MemoryCopy(original, copy, PageSize, PageSize);
         ((PageHeader*)copy)->PageNumber = newPageNumber;
@@ -133,21 +147,21 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
         else
         {
-            Buffer.MemoryCopy(_base.GetPage(pageNumber), buffer.Pointer, PageSize, PageSize);
+            Buffer.MemoryCopy(CommittedPage(pageNumber), buffer.Pointer, PageSize, PageSize);
         }
         _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false };
         return buffer.Pointer;
     }
 
     /// <summary>
-    /// Seals the pages for commit: stamps transaction ids and checksums and lists the runs in page order.
+    /// Seals the pages for commit: stamps transaction ids and checksums, lists them in page order, and hands
+    /// their buffers to the caller (<see cref="Discard"/> no longer frees them).
     /// </summary>
-    public void Seal(List<JournalPageRun> runs)
+    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs)
     {
         _order.Clear();
         _order.AddRange(_dirty.Keys);
         _order.Sort();
-        runs.Clear();
         foreach (long page in _order)
         {
             var run = _dirty[page];
@@ -156,8 +170,11 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
                 ((PageHeader*)run.Buffer.Pointer)->TransactionId = TransactionId;
                 PageChecksum.Stamp(run.Buffer.Pointer, PageSize);
             }
-            runs.Add(new JournalPageRun(page, run.PageCount, run.Buffer.Memory));
+            var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
+            pages.Add(committed);
+            runs.Add(committed.ToJournalRun());
         }
+        _dirty.Clear();
     }
 
     /// <summary>
@@ -165,19 +182,19 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// Tree and bitmap pages go to <paramref name="treePages"/>, overflow values (by first page) to
     /// <paramref name="values"/>, each leaving the other set, since a page number may change kind.
     /// </summary>
-    public void MarkVerified(VerifiedPages treePages, VerifiedPages values)
+    public static void MarkVerified(List<CommittedRun> pages, VerifiedPages treePages, VerifiedPages values)
     {
-        foreach (var (page, run) in _dirty)
+        foreach (var run in pages)
         {
             if (run.IsOverflow)
             {
-                treePages.Remove(page, run.PageCount);
-                values.Add(page);
+                treePages.Remove(run.FirstPage, run.PageCount);
+                values.Add(run.FirstPage);
             }
             else
             {
-                values.Remove(page);
-                treePages.Add(page);
+                values.Remove(run.FirstPage);
+                treePages.Add(run.FirstPage);
             }
         }
     }

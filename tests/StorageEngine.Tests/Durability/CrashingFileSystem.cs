@@ -34,9 +34,13 @@ internal sealed class CrashingFileSystem : IFileSystem
         HasCrashed = false;
     }
 
+    /// <summary>Runs before each change with its description (tests use it to hold a write back).</summary>
+    public Action<string>? OnChange { get; set; }
+
     /// <summary>Called before each change; throws where the simulated process has died.</summary>
     public void BeforeChange(string what)
     {
+        OnChange?.Invoke(what);
         if (_changesLeft < 0) return;
         if (_changesLeft == 0 || HasCrashed)
         {

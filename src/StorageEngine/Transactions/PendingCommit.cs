@@ -1,0 +1,55 @@
+using StorageEngine.Journal;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// A transaction that has committed in memory and waits for its journal record: the write lock is already
+/// free for the next writer, which builds on it, while the committing thread waits for the group write that
+/// makes it durable. Readers see it only once it is durable and in the data file.
+/// </summary>
+internal sealed class PendingCommit
+{
+    private volatile bool _completed;
+
+    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, long pageBytes)
+    {
+        State = state;
+        EncodedState = encodedState;
+        Pages = pages;
+        Runs = runs;
+        PageBytes = pageBytes;
+    }
+
+    public EnvironmentState State { get; }
+
+    public long TransactionId => State.TransactionId;
+
+    /// <summary>The state as the journal record carries it.</summary>
+    public byte[] EncodedState { get; }
+
+    /// <summary>The pages, owned by this commit until it is complete and the writer releases them.</summary>
+    public List<CommittedRun> Pages { get; }
+
+    /// <summary>The same pages as journal runs, in page order.</summary>
+    public List<JournalPageRun> Runs { get; }
+
+    /// <summary>Bytes of pages the record carries.</summary>
+    public long PageBytes { get; }
+
+    /// <summary>The journal file its record went to.</summary>
+    public long JournalFileNumber { get; set; }
+
+    /// <summary>Why the group write failed; null when it succeeded.</summary>
+    public Exception? Failure { get; private set; }
+
+    /// <summary>Written (or failed) and no longer touched by the group writer.</summary>
+    public bool IsCompleted => _completed;
+
+    public void Complete(Exception? failure)
+    {
+        Failure = failure;
+        _completed = true;
+    }
+
+    public JournalEntry ToJournalEntry() => new(TransactionId, EncodedState, Runs);
+}
