@@ -11,7 +11,7 @@ internal static class CheckCommand
         var command = new Command("check", "Verify checksums, key order and page accounting of every tree and the free-space map. Exit code 2 when problems are found.") { path };
         command.SetAction(result => ToolApp.Guard(context, () =>
         {
-            using var env = EnvironmentPaths.OpenExisting(result.GetValue(path)!);
+            using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
             if (!result.GetValue(CommonOptions.Quiet)) context.Error.WriteLine($"Checking {env.Directory} ...");
             CheckReport report;
             try

@@ -15,7 +15,7 @@ internal static class DumpCommand
         var command = new Command("dump", "Write trees as JSON lines {\"tree\",\"key\",\"value\"} from one snapshot.") { path, trees, output, encoding };
         command.SetAction((result, cancel) => ToolApp.GuardAsync(context, () =>
         {
-            using var env = EnvironmentPaths.OpenExisting(result.GetValue(path)!);
+            using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
             using var tx = env.BeginRead();
             var all = tx.GetTreeNames();
             var selected = result.GetValue(trees) is { Length: > 0 } chosen ? chosen : all.ToArray();

@@ -17,6 +17,28 @@ internal static class EnvironmentPaths
         return Open(path, new StorageEnvironmentOptions { Path = directory });
     }
 
+    /// <summary>
+    /// Opens an environment that must already exist, read-only: nothing is written, not even a checkpoint. One that
+    /// was not closed cleanly needs recovery first, and is refused with a message saying how to recover it.
+    /// </summary>
+    public static StorageEnvironment OpenReadOnly(string path)
+    {
+        string directory = ExistingDirectory(path);
+        var dataFile = new FileInfo(Path.Combine(directory, DataFileName));
+        if (!dataFile.Exists)
+            throw new ToolException($"'{path}' is not a StorageEngine environment: it has no {DataFileName} file.");
+        if (dataFile.Length == 0)
+            throw new ToolException($"'{dataFile.FullName}' is empty: it is not a StorageEngine data file.");
+        try
+        {
+            return Open(path, new StorageEnvironmentOptions { Path = directory, ReadOnly = true });
+        }
+        catch (StorageException e) when (e is not (CorruptionException or EnvironmentLockedException))
+        {
+            throw new ToolException($"{e.Message} With this tool, loading nothing recovers it: storageengine load {path} --input /dev/null");
+        }
+    }
+
     /// <summary>Opens an environment for loading: an existing one, or a new one in a missing or empty directory.</summary>
     public static StorageEnvironment OpenOrCreate(string path)
     {
@@ -25,17 +47,6 @@ internal static class EnvironmentPaths
         if (Directory.Exists(directory) && !File.Exists(Path.Combine(directory, DataFileName)) && Directory.EnumerateFileSystemEntries(directory).Any())
             throw new ToolException($"'{path}' is a directory with other files and no environment; give a new or empty directory.");
         return Open(path, new StorageEnvironmentOptions { Path = directory });
-    }
-
-    /// <summary>Creates an environment in a new or empty directory, for compact and backup.</summary>
-    public static StorageEnvironment CreateFresh(string path, int pageSize)
-    {
-        string directory = Path.GetFullPath(path);
-        if (File.Exists(directory)) throw new ToolException($"The target '{path}' is a file; give a new or empty directory.");
-        if (Directory.Exists(directory) && Directory.EnumerateFileSystemEntries(directory).Any())
-            throw new ToolException($"The target '{path}' is not empty; give a new or empty directory.");
-        // Lazy commits: the copy is made durable by one checkpoint at the end, and a copy cut short is thrown away.
-        return Open(path, new StorageEnvironmentOptions { Path = directory, PageSize = pageSize, Durability = DurabilityMode.Lazy, JournalFileSize = 16L << 20 });
     }
 
     private static string ExistingDirectory(string path)

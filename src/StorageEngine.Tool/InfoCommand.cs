@@ -13,7 +13,7 @@ internal static class InfoCommand
         var command = new Command("info", "Show page size, page counts, free space, file and journal sizes, the last checkpoint and every tree.") { path, json };
         command.SetAction(result => ToolApp.Guard(context, () =>
         {
-            using var env = EnvironmentPaths.OpenExisting(result.GetValue(path)!);
+            using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
             var stats = env.GetStatistics();
             using var tx = env.BeginRead();
             var trees = tx.GetTreeNames().Select(name => (Name: name, Tree: tx.OpenTree(name))).ToList();

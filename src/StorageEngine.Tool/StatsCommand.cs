@@ -17,7 +17,7 @@ internal static class StatsCommand
         var command = new Command("stats", "Scan every tree: key and value sizes (min, average, max), pages by kind and how full they are.") { path, json };
         command.SetAction((result, cancel) => ToolApp.GuardAsync(context, () =>
         {
-            using var env = EnvironmentPaths.OpenExisting(result.GetValue(path)!);
+            using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
             using var tx = env.BeginRead();
             var names = tx.GetTreeNames();
             var progress = context.Progress("stats", names.Sum(n => tx.OpenTree(n).Count), result.GetValue(CommonOptions.Quiet));

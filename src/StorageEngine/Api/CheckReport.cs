@@ -1,6 +1,6 @@
 namespace StorageEngine;
 
-/// <summary>What <see cref="StorageEnvironment.Check"/> found.</summary>
+/// <summary>What <see cref="StorageEnvironment.Check()"/> found.</summary>
 public sealed class CheckReport
 {
     internal CheckReport(IReadOnlyList<string> problems, long treeCount, long entryCount, long pagesInUse, long freePages, long pageCount)

@@ -38,4 +38,7 @@ public sealed record EnvironmentStatistics
 
     /// <summary>Journal records (one per commit that changed anything) written since the environment was opened.</summary>
     public long JournalRecords { get; init; }
+
+    /// <summary>Bytes written to the journal since the environment was opened (record headers and page images).</summary>
+    public long JournalBytesWritten { get; init; }
 }

@@ -79,13 +79,15 @@ public sealed partial class StorageEnvironment : IDisposable
         if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
 
         Directory = directory;
-        _fileSystem.CreateDirectory(directory);
-        _lock = _fileSystem.AcquireLock(Path.Combine(directory, EnvironmentFiles.LockFileName));
+        if (options.ReadOnly) ValidateReadOnlyOpen(options, directory);
+        else _fileSystem.CreateDirectory(directory);
+        string lockFile = Path.Combine(directory, EnvironmentFiles.LockFileName);
+        _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
         EnvironmentFiles.Opened? opened = null;
         try
         {
             opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
-                lazy: options.Durability == DurabilityMode.Lazy, _logger);
+                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly);
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
@@ -108,7 +110,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
                     options.Durability == DurabilityMode.Lazy);
             }
-            if (!inMemory)
+            if (!inMemory && !options.ReadOnly)
             {
                 _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, Header.SessionId, PageSize, options.JournalFileSize,
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger);
@@ -207,7 +209,10 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
     public WriteTransaction BeginWrite(TimeSpan? timeout = null)
     {
+        ThrowIfReadOnly("start a write transaction");
+        ThrowIfReplicaWrite();
         EnterTransaction();
+        Interlocked.Increment(ref _writersInFlight);
         bool locked = false;
         try
         {
@@ -228,7 +233,10 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Starts the write transaction once the running one (if any) ends, without blocking a thread.</summary>
     public async ValueTask<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
     {
+        ThrowIfReadOnly("start a write transaction");
+        ThrowIfReplicaWrite();
         EnterTransaction();
+        Interlocked.Increment(ref _writersInFlight);
         bool locked = false;
         try
         {
@@ -254,9 +262,10 @@ public sealed partial class StorageEnvironment : IDisposable
         var published = Volatile.Read(ref _current);
         long oldest = Math.Min(_readers.Oldest(), published.TransactionId);
         _data.ReleaseRetired(oldest);
-        // In Lazy mode a power loss can lose records after the last checkpoint while the page cache already
-        // wrote later pages: a page freed after the checkpoint must not be overwritten until one covers it.
-        if (Durability == DurabilityMode.Lazy) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
+        // A page freed after the last checkpoint must not be overwritten until one covers it: recovery may
+        // need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after
+        // the checkpoint while the page cache already wrote later pages.
+        if (_journal is not null) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
         _freeSpace.ReleaseUpTo(oldest);
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
@@ -287,17 +296,18 @@ public sealed partial class StorageEnvironment : IDisposable
         long bytes = 0;
         // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
         _data.EnsureCapacity(state.PageCount, state.TransactionId);
-        pages.Seal(sealedPages, runs);
-        foreach (var run in runs) bytes += (long)run.PageCount * PageSize;
+        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, out byte[]? diffs);
+        foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
         var encoded = new byte[EnvironmentState.Size];
         System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
-        var commit = new PendingCommit(state, encoded, sealedPages, runs, bytes);
+        var commit = new PendingCommit(state, encoded, sealedPages, runs, diffs, bytes);
         if (bytes > MaxTransactionBytes)
         {
-            foreach (var run in sealedPages) run.Release(_pool);
+            commit.Release(_pool);
             throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
         }
-        _freeSpace.Commit(state.TransactionId);
+        int freed = _freeSpace.Commit(state.TransactionId);
+        _checkpointer?.OnPagesFreed((long)freed * PageSize);
         _pending.Add(commit);
         lock (_groupLock)
         {
@@ -486,6 +496,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public void Checkpoint()
     {
         ThrowIfDisposed();
+        ThrowIfReadOnly("checkpoint");
         CheckpointCore();
     }
 
@@ -503,12 +514,24 @@ public sealed partial class StorageEnvironment : IDisposable
             if (_filesClosed) return;
             var snapshot = Volatile.Read(ref _current);
             if (snapshot.TransactionId == Header.CheckpointTransactionId && !closing) return;
+            ThrowIfWriteFailed();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
-            _data.Flush();
             long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
-            Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
+            try
+            {
+                _data.Flush();
+                Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
+            }
+            catch (IOException e)
+            {
+                // After a failed sync Linux marks the dirty pages clean, so a later sync succeeds without them: only
+                // the journal still holds them, and no later checkpoint may retire it. Writes stop until a reopen
+                // replays the journal.
+                _writeFailure ??= e;
+                throw;
+            }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
-            int retired = _journal.RetireBelow(snapshot.JournalFileNumber);
+            int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
             _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
                 snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
@@ -521,7 +544,7 @@ public sealed partial class StorageEnvironment : IDisposable
         var snapshot = Volatile.Read(ref _current);
         int journalFiles = 0;
         long journalBytes = 0;
-        if (_journal is not null)
+        if (_journal is not null || IsReadOnly)
         {
             foreach (var name in _fileSystem.ListFiles(Directory))
             {
@@ -544,6 +567,7 @@ public sealed partial class StorageEnvironment : IDisposable
             OpenReaders = _readers.Count,
             JournalWrites = _journal?.WriteCount ?? 0,
             JournalRecords = _journal?.RecordCount ?? 0,
+            JournalBytesWritten = _journal?.BytesWritten ?? 0,
         };
     }
 
@@ -564,7 +588,7 @@ public sealed partial class StorageEnvironment : IDisposable
             // until the new session's header is written a crash simply leads to another rebuild.
             var sealedPages = new List<CommittedRun>();
             var runs = new List<JournalPageRun>();
-            pages.Seal(sealedPages, runs);
+            pages.Seal(sealedPages, runs, encodeDiffs: false, out _);
             try
             {
                 WriteRuns(runs);
@@ -603,11 +627,7 @@ public sealed partial class StorageEnvironment : IDisposable
     /// Walks every tree and the free-space map and reports each broken invariant: key order, page checksums,
     /// a page used twice, a page both used and free, a page neither used nor free. Waits for the writer.
     /// </summary>
-    public CheckReport Check()
-    {
-        using var tx = BeginWrite();
-        return new EnvironmentChecker(tx.Snapshot, (PageWriter)tx.Pages, _freeSpace, PageSize).Run();
-    }
+    public CheckReport Check() => Check(null, CancellationToken.None);
 
     private void EnterTransaction()
     {

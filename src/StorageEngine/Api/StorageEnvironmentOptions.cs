@@ -36,6 +36,18 @@ public sealed class StorageEnvironmentOptions
     /// <summary>Most read transactions open at once. Default 1024.</summary>
     public int MaxReaders { get; set; } = 1024;
 
+    /// <summary>
+    /// Open an existing environment for reading only. Nothing is ever written: no checkpoint, no journal file, no
+    /// header (the empty <c>LOCK</c> file is created only where it is missing). On the operating system's file
+    /// system the environment takes a shared lock, so several read-only opens may run at once, but none beside a
+    /// read-write open. <see cref="StorageEnvironment.BeginWrite(TimeSpan?)"/>, <see cref="StorageEnvironment.BeginWriteAsync"/>,
+    /// <see cref="StorageEnvironment.Checkpoint"/> and <see cref="StorageEnvironment.BulkLoad"/> throw
+    /// <see cref="InvalidOperationException"/>. An environment whose journal holds commits past its last checkpoint
+    /// (it was not closed cleanly) needs recovery, which writes: opening it read-only throws
+    /// <see cref="StorageException"/> until it has been opened read-write once. Default false.
+    /// </summary>
+    public bool ReadOnly { get; set; }
+
     /// <summary>Where the engine reports opening, recovery, checkpoints and warnings. Nothing is logged per operation.</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 

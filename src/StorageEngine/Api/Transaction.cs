@@ -15,7 +15,8 @@ public abstract class Transaction : IDisposable
 {
     private readonly Dictionary<string, Tree> _trees = new(StringComparer.Ordinal);
     private BTree? _rootTree;
-    private bool _disposed;
+    // An int for Interlocked: ending a transaction from two threads at once must run its end only once.
+    private int _disposed;
 
     private protected Transaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages)
     {
@@ -111,17 +112,16 @@ public abstract class Transaction : IDisposable
     /// <summary>Throws unless the transaction can still be used.</summary>
     internal void ThrowIfInactive()
     {
-        if (_disposed) throw new ObjectDisposedException(GetType().Name, "The transaction has ended (committed, aborted or disposed).");
+        if (Volatile.Read(ref _disposed) != 0) throw new ObjectDisposedException(GetType().Name, "The transaction has ended (committed, aborted or disposed).");
         Environment.ThrowIfDisposed();
     }
 
-    internal bool IsActive => !_disposed;
+    internal bool IsActive => Volatile.Read(ref _disposed) == 0;
 
     /// <summary>Ends the transaction. A write transaction not committed is aborted: nothing it did is kept.</summary>
     public void Dispose()
     {
-        if (_disposed) return;
-        _disposed = true;
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
         OnEnd();
         GC.SuppressFinalize(this);
     }

@@ -13,6 +13,7 @@ public sealed class WriteTransaction : Transaction
 {
     private readonly PageWriter _pages;
     private bool _committed;
+    private int _committing;
     private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
@@ -67,7 +68,8 @@ public sealed class WriteTransaction : Transaction
     public void Commit()
     {
         ThrowIfInactive();
-        if (_committed) throw new InvalidOperationException("The transaction was already committed.");
+        if (Interlocked.Exchange(ref _committing, 1) != 0)
+            throw new InvalidOperationException("The transaction was already committed (or is being committed on another thread); transactions are not thread-safe.");
         var state = Snapshot.State;
         state.TransactionId = _pages.TransactionId;
         if (_pages.DirtyCount > 0 || HasTreeChanges())

@@ -1,7 +1,25 @@
 namespace StorageEngine.Journal;
 
-/// <summary>Contiguous pages of one record: where they go in the data file and their bytes.</summary>
+/// <summary>
+/// Contiguous pages of one record: where they go in the data file and their bytes, and for a single page that
+/// changed little, the diff against a base page that the record carries instead of the image.
+/// </summary>
 /// <param name="FirstPage">Page number of the first page.</param>
 /// <param name="PageCount">Number of pages.</param>
 /// <param name="Data">Exactly PageCount pages of bytes, aligned for unbuffered I/O.</param>
-internal readonly record struct JournalPageRun(long FirstPage, int PageCount, ReadOnlyMemory<byte> Data);
+/// <param name="BasePage">
+/// <see cref="FullImage"/> (the record carries <paramref name="Data"/>), <see cref="ZeroPage"/> (a diff against
+/// a page of zeros) or the number of the committed page the diff is against.
+/// </param>
+/// <param name="Diff">The <see cref="PageDiff"/> encoding; empty unless <paramref name="BasePage"/> says diff.</param>
+internal readonly record struct JournalPageRun(long FirstPage, int PageCount, ReadOnlyMemory<byte> Data, long BasePage = JournalPageRun.FullImage,
+    ReadOnlyMemory<byte> Diff = default)
+{
+    /// <summary>The record carries the whole image.</summary>
+    public const long FullImage = long.MinValue;
+
+    /// <summary>The record carries a diff against a page of zeros (a freshly allocated page).</summary>
+    public const long ZeroPage = -1;
+
+    public bool IsDiff => BasePage != FullImage;
+}

@@ -139,7 +139,7 @@ internal sealed class JournalReader
         var header = MemoryMarshal.Read<JournalRecordHeader>(block);
         if (header.Magic != JournalRecordHeader.MagicValue) return null;
         if (header.PageSize != _pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
-            || header.HeaderLength != JournalRecordHeader.HeaderLengthFor(header.RunCount)
+            || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)
             || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
             || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
             return null;
@@ -147,15 +147,27 @@ internal sealed class JournalReader
         var bytes = new byte[header.TotalLength];
         if (file.Read(offset, bytes) != bytes.Length) return null;
         long payload = JournalRecordHeader.AlignUp(header.HeaderLength);
+        long diffs = JournalRecordHeader.HeaderLengthFor(header.RunCount);
         for (int i = 0; i < header.RunCount; i++)
         {
             var entry = bytes.AsSpan(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize);
             long firstPage = MemoryMarshal.Read<long>(entry);
             int pageCount = MemoryMarshal.Read<int>(entry[8..]);
-            if (firstPage < 0 || pageCount <= 0) return null;
-            payload += (long)pageCount * _pageSize;
+            int diffLength = MemoryMarshal.Read<int>(entry[12..]);
+            long basePage = MemoryMarshal.Read<long>(entry[16..]);
+            if (firstPage < 0 || pageCount <= 0 || diffLength < 0) return null;
+            if (basePage == JournalPageRun.FullImage)
+            {
+                if (diffLength != 0) return null;
+                payload += (long)pageCount * _pageSize;
+            }
+            else
+            {
+                if (pageCount != 1 || basePage < JournalPageRun.ZeroPage) return null;
+                diffs += diffLength;
+            }
         }
-        if (payload != header.TotalLength) return null;
+        if (payload != header.TotalLength || diffs != header.HeaderLength) return null;
 
         // The checksum covers the header and table (checksum field as zero) and the runs, not the padding.
         var check = bytes.AsSpan();

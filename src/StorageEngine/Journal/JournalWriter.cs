@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using Microsoft.Extensions.Logging;
 using StorageEngine.Common;
 using StorageEngine.Platform;
@@ -98,18 +99,29 @@ internal sealed unsafe class JournalWriter : IDisposable
         return new JournalPosition(CurrentFileNumber, _offset);
     }
 
+    /// <summary>Header, run table and diffs, before padding.</summary>
+    private static int HeaderLength(in JournalEntry entry)
+    {
+        long length = JournalRecordHeader.HeaderLengthFor(entry.Runs.Count);
+        foreach (var run in entry.Runs) length += run.IsDiff ? run.Diff.Length : 0;
+        return checked((int)length);
+    }
+
     private long RecordLength(in JournalEntry entry)
     {
-        long total = JournalRecordHeader.AlignUp(JournalRecordHeader.HeaderLengthFor(entry.Runs.Count));
-        foreach (var run in entry.Runs) total += (long)run.PageCount * _pageSize;
+        long total = JournalRecordHeader.AlignUp(HeaderLength(entry));
+        foreach (var run in entry.Runs) total += run.IsDiff ? 0 : (long)run.PageCount * _pageSize;
         return total;
     }
 
-    /// <summary>Fills the header block of the <paramref name="index"/>-th record of the write and queues it and its pages.</summary>
+    /// <summary>
+    /// Fills the header blocks of the <paramref name="index"/>-th record of the write (header, run table and
+    /// diffs) and queues them and its full images.
+    /// </summary>
     private void AddRecord(int index, in JournalEntry entry)
     {
         var runs = entry.Runs;
-        int headerLength = JournalRecordHeader.HeaderLengthFor(runs.Count);
+        int headerLength = HeaderLength(entry);
         int headerBlocks = (int)JournalRecordHeader.AlignUp(headerLength);
         while (_headers.Count <= index) _headers.Add(new NativeBuffer(JournalRecordHeader.BlockSize));
         if (_headers[index].Length < headerBlocks)
@@ -119,7 +131,8 @@ internal sealed unsafe class JournalWriter : IDisposable
         }
 
         byte* h = _headers[index].Pointer;
-        new Span<byte>(h, headerBlocks).Clear();
+        var block = new Span<byte>(h, headerBlocks);
+        block.Clear();
         var header = (JournalRecordHeader*)h;
         header->Magic = JournalRecordHeader.MagicValue;
         header->EnvironmentId = _environmentId;
@@ -130,16 +143,24 @@ internal sealed unsafe class JournalWriter : IDisposable
         header->TotalLength = RecordLength(entry);
         header->HeaderLength = headerLength;
         entry.State.Span.CopyTo(new Span<byte>(header->State, JournalRecordHeader.StateSize));
-        byte* table = h + JournalRecordHeader.Size;
+        int diffAt = JournalRecordHeader.HeaderLengthFor(runs.Count);
         for (int i = 0; i < runs.Count; i++)
         {
-            *(long*)(table + i * JournalRecordHeader.RunEntrySize) = runs[i].FirstPage;
-            *(int*)(table + i * JournalRecordHeader.RunEntrySize + 8) = runs[i].PageCount;
+            var run = runs[i];
+            var slot = block.Slice(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize, JournalRecordHeader.RunEntrySize);
+            BinaryPrimitives.WriteInt64LittleEndian(slot, run.FirstPage);
+            BinaryPrimitives.WriteInt32LittleEndian(slot[8..], run.PageCount);
+            BinaryPrimitives.WriteInt32LittleEndian(slot[12..], run.IsDiff ? run.Diff.Length : 0);
+            BinaryPrimitives.WriteInt64LittleEndian(slot[16..], run.BasePage);
+            if (!run.IsDiff) continue;
+            run.Diff.Span.CopyTo(block[diffAt..]);
+            diffAt += run.Diff.Length;
         }
-        uint crc = Crc32C.Append(Crc32C.Start, new ReadOnlySpan<byte>(h, headerLength));
+        uint crc = Crc32C.Append(Crc32C.Start, block[..headerLength]);
         _buffers.Add(_headers[index].Memory[..headerBlocks]);
         foreach (var run in runs)
         {
+            if (run.IsDiff) continue;
             crc = Crc32C.Append(crc, run.Data.Span);
             _buffers.Add(run.Data);
         }
@@ -198,7 +219,25 @@ internal sealed unsafe class JournalWriter : IDisposable
             if (_freeFiles.Count > 0) return;
         }
         string path = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
-        using (var file = _fileSystem.Open(path, StorageFileMode.Buffered)) file.Preallocate(_fileSize);
+        try
+        {
+            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
+            file.Preallocate(_fileSize);
+        }
+        catch
+        {
+            // A full disk makes every retry fail: leave no half-preallocated file behind each time.
+            try
+            {
+                _fileSystem.Delete(path);
+            }
+            catch (IOException)
+            {
+            }
+
+            throw;
+        }
+
         lock (_filesLock) _freeFiles.Enqueue(path);
     }
 

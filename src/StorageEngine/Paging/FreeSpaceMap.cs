@@ -262,16 +262,18 @@ internal sealed unsafe class FreeSpaceMap
         return changed;
     }
 
-    /// <summary>The writing transaction committed as <paramref name="transactionId"/>.</summary>
-    public void Commit(long transactionId)
+    /// <summary>The writing transaction committed as <paramref name="transactionId"/>; returns how many pages it freed for later reuse.</summary>
+    public int Commit(long transactionId)
     {
-        if (_transactionPending.Count > 0)
+        int freed = _transactionPending.Count;
+        if (freed > 0)
         {
             _pendingByTransaction.Enqueue((transactionId, _transactionPending.ToArray()));
             _transactionPending.Clear();
         }
         _freeBits += _transactionFreeBitsDelta;
         _transactionFreeBitsDelta = 0;
+        return freed;
     }
 
     /// <summary>The writing transaction was abandoned: its bitmap pages are discarded by the caller.</summary>

@@ -30,4 +30,10 @@ internal interface IFileSystem
     /// <see cref="EnvironmentLockedException"/> when another process or environment holds it.
     /// </summary>
     IDisposable AcquireLock(string lockFilePath);
+
+    /// <summary>
+    /// Takes a shared lock on the environment for a read-only open: several shared holders at once, none beside
+    /// an exclusive one. File systems that cannot share a lock take it exclusively (this default).
+    /// </summary>
+    IDisposable AcquireSharedLock(string lockFilePath) => AcquireLock(lockFilePath);
 }

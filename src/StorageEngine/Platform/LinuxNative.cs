@@ -15,6 +15,7 @@ internal static partial class LinuxNative
     private const int ODsync = 0x1000;
     private const int OCloExec = 0x80000;
 
+    private const int LockShared = 1;
     private const int LockExclusive = 2;
     private const int LockNonBlocking = 4;
 
@@ -81,13 +82,18 @@ internal static partial class LinuxNative
     /// System.IO.DisableFileLocking switch is set, and the engine must never run two writers on one environment.
     /// Returns false when another open file description holds the lock.
     /// </summary>
-    public static bool TryLockExclusive(SafeFileHandle handle, string path)
+    public static bool TryLockExclusive(SafeFileHandle handle, string path) => TryLock(handle, path, LockExclusive);
+
+    /// <summary>Takes flock(LOCK_SH|LOCK_NB) on the handle; false when another open file description holds LOCK_EX.</summary>
+    public static bool TryLockShared(SafeFileHandle handle, string path) => TryLock(handle, path, LockShared);
+
+    private static bool TryLock(SafeFileHandle handle, string path, int operation)
     {
         bool added = false;
         try
         {
             handle.DangerousAddRef(ref added);
-            if (FLock((int)handle.DangerousGetHandle(), LockExclusive | LockNonBlocking) == 0)
+            if (FLock((int)handle.DangerousGetHandle(), operation | LockNonBlocking) == 0)
             {
                 return true;
             }

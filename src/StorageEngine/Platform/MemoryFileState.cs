@@ -114,9 +114,12 @@ internal sealed unsafe class MemoryFileState
     /// <summary>
     /// Reverts to the durable content. With <paramref name="random"/>, each volatile operation independently
     /// reaches the disk with probability 1/2, in order; with <paramref name="tearWrites"/> as well, a surviving
-    /// write may keep only a prefix ending on a 512-byte sector boundary. The result becomes the durable content.
+    /// write may keep only a prefix ending on a 512-byte sector boundary (with <paramref name="scatterTears"/>, any
+    /// subset of its sectors). With <paramref name="reorderWrites"/> the surviving volatile writes between two
+    /// ordering points (a length change, a write-through write) land in random order. The result becomes the
+    /// durable content.
     /// </summary>
-    public void SimulatePowerLoss(Random? random, bool tearWrites)
+    public void SimulatePowerLoss(Random? random, bool tearWrites, bool reorderWrites = false, bool scatterTears = false)
     {
         // Undo everything in reverse order, which yields exactly the content as of the last flush.
         for (int i = _pending.Count - 1; i >= 0; i--)
@@ -132,6 +135,12 @@ internal sealed unsafe class MemoryFileState
                 Resize(op.OldLength);
                 Apply(op.NewLength, op.Before);
             }
+        }
+
+        if (reorderWrites && random is not null)
+        {
+            RedoReordered(random, tearWrites, scatterTears);
+            return;
         }
 
         // Then redo what reached the disk: write-through writes always, the rest by chance.
@@ -152,6 +161,12 @@ internal sealed unsafe class MemoryFileState
             int length = op.Data.Length;
             if (tearWrites && !op.IsDurable && random is not null)
             {
+                if (scatterTears)
+                {
+                    ApplyScattered(op, random);
+                    continue;
+                }
+
                 length = TornLength(op.Offset, length, random);
             }
 
@@ -159,6 +174,84 @@ internal sealed unsafe class MemoryFileState
         }
 
         _pending.Clear();
+    }
+
+    /// <summary>
+    /// Redoes the surviving operations with the volatile writes between ordering points shuffled, each torn
+    /// as asked; durable writes and length changes land in place.
+    /// </summary>
+    private void RedoReordered(Random random, bool tearWrites, bool scatterTears)
+    {
+        var batch = new List<MemoryPendingOperation>();
+        foreach (MemoryPendingOperation op in _pending)
+        {
+            if (op.IsWrite && !op.IsDurable)
+            {
+                if (random.Next(2) == 0)
+                {
+                    batch.Add(op);
+                }
+
+                continue;
+            }
+
+            LandShuffled(batch, random, tearWrites, scatterTears);
+            if (op.IsWrite)
+            {
+                Apply(op.Offset, op.Data);
+            }
+            else if (random.Next(2) == 0)
+            {
+                Resize(op.NewLength);
+            }
+        }
+
+        LandShuffled(batch, random, tearWrites, scatterTears);
+        _pending.Clear();
+    }
+
+    private void LandShuffled(List<MemoryPendingOperation> batch, Random random, bool tearWrites, bool scatterTears)
+    {
+        for (int i = batch.Count - 1; i > 0; i--)
+        {
+            int j = random.Next(i + 1);
+            (batch[i], batch[j]) = (batch[j], batch[i]);
+        }
+
+        foreach (MemoryPendingOperation op in batch)
+        {
+            if (!tearWrites)
+            {
+                Apply(op.Offset, op.Data);
+            }
+            else if (scatterTears)
+            {
+                ApplyScattered(op, random);
+            }
+            else
+            {
+                Apply(op.Offset, op.Data.AsSpan(0, TornLength(op.Offset, op.Data.Length, random)));
+            }
+        }
+
+        batch.Clear();
+    }
+
+    /// <summary>Lands a random subset of the write's 512-byte sectors (all, none or any mix of them).</summary>
+    private void ApplyScattered(MemoryPendingOperation op, Random random)
+    {
+        const int SectorSize = 512;
+        int start = 0;
+        while (start < op.Data.Length)
+        {
+            int end = (int)Math.Min(op.Data.Length, ((op.Offset + start) / SectorSize + 1) * SectorSize - op.Offset);
+            if (random.Next(2) == 0)
+            {
+                Apply(op.Offset + start, op.Data.AsSpan(start, end - start));
+            }
+
+            start = end;
+        }
     }
 
     /// <summary>

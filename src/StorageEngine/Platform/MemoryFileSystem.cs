@@ -165,7 +165,17 @@ internal sealed class MemoryFileSystem : IFileSystem
     /// <paramref name="tearWrites"/> too, a surviving write may be cut at a 512-byte boundary. All handles
     /// and locks die, as with <see cref="SimulateProcessCrash"/>; mapped views stay readable.
     /// </summary>
-    public void SimulatePowerLoss(Random? random = null, bool tearWrites = false)
+    /// <param name="random">Decides which volatile operations reach the disk; null drops them all.</param>
+    /// <param name="tearWrites">A surviving volatile write may be torn.</param>
+    /// <param name="reorderWrites">
+    /// Surviving volatile writes reach the disk in random order (as write-back does), so where two overlap the
+    /// older may win; length changes and write-through writes stay ordering points.
+    /// </param>
+    /// <param name="scatterTears">
+    /// A torn write keeps a random subset of its 512-byte sectors rather than a prefix, which leaves half-written
+    /// 4 KB pages in any pattern.
+    /// </param>
+    public void SimulatePowerLoss(Random? random = null, bool tearWrites = false, bool reorderWrites = false, bool scatterTears = false)
     {
         lock (_sync)
         {
@@ -177,7 +187,7 @@ internal sealed class MemoryFileSystem : IFileSystem
                 MemoryFileState state = _files[key];
                 lock (state.Sync)
                 {
-                    state.SimulatePowerLoss(random, tearWrites);
+                    state.SimulatePowerLoss(random, tearWrites, reorderWrites, scatterTears);
                 }
             }
         }

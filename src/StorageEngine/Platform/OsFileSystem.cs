@@ -135,6 +135,45 @@ internal sealed class OsFileSystem : IFileSystem
         return new OsFileLock(stream);
     }
 
+    /// <inheritdoc />
+    /// <remarks>
+    /// A read-only handle with FileShare.ReadWrite: on Windows it conflicts with the writer's FileShare.None, on
+    /// Unix it is flock(LOCK_SH), which conflicts only with the writer's LOCK_EX.
+    /// </remarks>
+    public IDisposable AcquireSharedLock(string lockFilePath)
+    {
+        var options = new FileStreamOptions { Mode = FileMode.OpenOrCreate, Access = FileAccess.Read, Share = FileShare.ReadWrite, BufferSize = 0 };
+        if (!OperatingSystem.IsWindows())
+        {
+            options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
+        }
+
+        FileStream stream;
+        try
+        {
+            stream = new FileStream(lockFilePath, options);
+        }
+        catch (IOException e) when (IsLockConflict(e))
+        {
+            throw new EnvironmentLockedException(lockFilePath, e);
+        }
+
+        try
+        {
+            if (OperatingSystem.IsLinux() && !LinuxNative.TryLockShared(stream.SafeFileHandle, lockFilePath))
+            {
+                throw new EnvironmentLockedException(lockFilePath);
+            }
+        }
+        catch
+        {
+            stream.Dispose();
+            throw;
+        }
+
+        return new OsFileLock(stream);
+    }
+
     private static bool IsLockConflict(IOException e) =>
         e is not (FileNotFoundException or DirectoryNotFoundException or PathTooLongException)
         && (OperatingSystem.IsWindows()

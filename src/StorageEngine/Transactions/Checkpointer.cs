@@ -4,7 +4,8 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// Runs checkpoints on a background thread: when the journal has grown by the threshold since the last one,
-/// or when the interval has passed with commits to checkpoint. Commits never wait for it.
+/// when the pages freed since then (which only a checkpoint makes reusable) reach it, or when the interval
+/// has passed with commits to checkpoint. Commits never wait for it.
 /// </summary>
 internal sealed class Checkpointer : IDisposable
 {
@@ -16,6 +17,7 @@ internal sealed class Checkpointer : IDisposable
     private readonly Thread _thread;
     private long _journalBytes;
     private long _journalBytesAtCheckpoint;
+    private long _freedBytes;
     private volatile bool _stopping;
 
     public Checkpointer(StorageEnvironment environment, long threshold, TimeSpan interval, ILogger logger)
@@ -35,6 +37,12 @@ internal sealed class Checkpointer : IDisposable
         if (journalBytesWritten - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold) _signal.Set();
     }
 
+    /// <summary>Called (by the writer) with the bytes of pages a commit freed.</summary>
+    public void OnPagesFreed(long bytes)
+    {
+        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) _signal.Set();
+    }
+
     private void Run()
     {
         while (!_stopping)
@@ -45,7 +53,9 @@ internal sealed class Checkpointer : IDisposable
             if (bytes == Volatile.Read(ref _journalBytesAtCheckpoint)) continue;
             try
             {
+                long freed = Volatile.Read(ref _freedBytes);
                 _environment.CheckpointCore();
+                Interlocked.Add(ref _freedBytes, -freed);
                 Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
                 _environment.PrepareJournal();
             }

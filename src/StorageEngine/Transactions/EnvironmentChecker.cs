@@ -21,6 +21,10 @@ internal sealed unsafe class EnvironmentChecker
     private readonly BitArray _used;
     private readonly long _pageCount;
     private long _entries;
+    private IProgress<CheckProgress>? _progress;
+    private CancellationToken _cancellation;
+    private long _visited;
+    private long _reported;
 
     /// <param name="snapshot">The version to check.</param>
     /// <param name="pages">The writer's view of it (so that bitmap pages are read as the writer sees them).</param>
@@ -38,8 +42,13 @@ internal sealed unsafe class EnvironmentChecker
 
     private IPageSource Pages => _pages;
 
-    public CheckReport Run()
+    /// <param name="progress">Told of pages visited so far: each used page when the walk reaches it, each other page when the free-space pass does; it ends at the page count.</param>
+    /// <param name="cancellation">Checked every <see cref="ReportInterval"/> pages.</param>
+    public CheckReport Run(IProgress<CheckProgress>? progress = null, CancellationToken cancellation = default)
     {
+        _progress = progress;
+        _cancellation = cancellation;
+        Report();
         long trees = MarkAll();
         long free = 0, inUse = 0;
         var bitmaps = (IBitmapPageAccess)Pages;
@@ -49,6 +58,8 @@ internal sealed unsafe class EnvironmentChecker
             {
                 bool isFree = _freeSpace.IsFree(bitmaps, page);
                 bool used = _used[(int)page];
+                if (!used) Visited();
+                else if ((page & (ReportInterval - 1)) == 0) _cancellation.ThrowIfCancellationRequested();
                 if (isFree) free++;
                 if (used) inUse++;
                 if (used && isFree) Problem($"page {page} is in use and also marked free.");
@@ -61,6 +72,9 @@ internal sealed unsafe class EnvironmentChecker
         {
             Problem($"the free-space map: {e.Message}");
         }
+        // Every page has been accounted for, even where damage cut a pass short.
+        _visited = _pageCount;
+        Report();
         return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
     }
 
@@ -213,7 +227,22 @@ internal sealed unsafe class EnvironmentChecker
             return false;
         }
         _used[(int)page] = true;
+        Visited();
         return true;
+    }
+
+    private const int ReportInterval = 1024;
+
+    private void Visited()
+    {
+        if (++_visited - _reported >= ReportInterval) Report();
+    }
+
+    private void Report()
+    {
+        _cancellation.ThrowIfCancellationRequested();
+        _reported = _visited;
+        _progress?.Report(new CheckProgress { PagesVisited = _visited, TotalPages = _pageCount });
     }
 
     private void Problem(string text)

@@ -35,12 +35,20 @@ internal static unsafe class EnvironmentFiles
     /// <param name="useJournal">False for in-memory environments, which have no journal.</param>
     /// <param name="logger">Where opening and recovery are reported.</param>
     /// <param name="lazy">The session being opened commits without syncing (recorded in the header).</param>
-    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger)
+    /// <param name="readOnly">
+    /// Write nothing: no creation, no replay, no new session. An environment that needs recovery (journal records
+    /// past the checkpoint, or an unclean Lazy session) is refused with a <see cref="StorageException"/>.
+    /// </param>
+    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger, bool readOnly = false)
     {
         string path = System.IO.Path.Combine(directory, DataFileName);
+        if (readOnly && !fs.Exists(path))
+            throw new StorageException($"There is no environment to open read-only in '{directory}': it has no {DataFileName} file.");
         var file = fs.Open(path, StorageFileMode.Buffered);
         try
         {
+            if (file.Length == 0 && readOnly)
+                throw new StorageException($"There is no environment to open read-only in '{directory}': {DataFileName} is empty.");
             if (file.Length == 0)
             {
                 // A new environment has no journal yet; journal files beside an empty data file mean it was lost.
@@ -58,17 +66,22 @@ internal static unsafe class EnvironmentFiles
             long nextJournal = header.JournalFileNumber;
             bool previousLazy = (header.Flags & DataFileHeaderFlags.LazySession) != 0;
             bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
+            if (readOnly && useJournal && needsRebuild)
+                throw NeedsRecovery(directory, "its last session ran in Lazy mode and did not close cleanly, so its free-space map must be rebuilt");
             if (useJournal)
             {
                 var reader = new JournalReader(fs, directory, header.EnvironmentId, header.SessionId, previousLazy, header.PageSize);
                 long started = System.Diagnostics.Stopwatch.GetTimestamp();
                 long last = reader.Replay(header.JournalFileNumber, header.CheckpointTransactionId, record =>
                 {
+                    if (readOnly)
+                        throw NeedsRecovery(directory, $"its journal holds transaction {record.TransactionId}, committed after the last checkpoint (transaction {header.CheckpointTransactionId})");
                     state = Apply(file, header, record);
                     replayed++;
                 });
                 var numbers = reader.FileNumbers();
                 nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
+                if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
                 if (replayed > 0)
                 {
                     logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
@@ -88,6 +101,9 @@ internal static unsafe class EnvironmentFiles
             throw;
         }
     }
+
+    private static StorageException NeedsRecovery(string directory, string why) =>
+        new($"The environment in '{directory}' needs recovery before it can be opened read-only: {why}. Open it once read-write (ReadOnly = false) to recover it, then open it read-only.");
 
     /// <summary>
     /// Records that the replayed pages are durable and the journal so far is no longer needed, and starts a
@@ -140,14 +156,50 @@ internal static unsafe class EnvironmentFiles
         var state = MemoryMarshal.Read<EnvironmentState>(record.State);
         if (state.TransactionId != record.TransactionId || state.PageCount < FreeSpaceMap.FirstBitmapPage + 1)
             throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} carries an impossible state.");
+        byte[]? page = null;
         for (int i = 0; i < record.RunCount; i++)
         {
-            var bytes = record.GetRun(i, out long first, out int count);
+            var bytes = record.GetRun(i, out long first, out int count, out long basePage);
             if (first < FreeSpaceMap.FirstBitmapPage || first + count > state.PageCount)
                 throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} writes pages {first}..{first + count - 1}, outside the {state.PageCount} pages it describes.");
-            file.Write(first * header.PageSize, bytes);
+            if (basePage == JournalPageRun.FullImage)
+            {
+                file.Write(first * header.PageSize, bytes);
+                continue;
+            }
+            page ??= new byte[header.PageSize];
+            Rebuild(file, header.PageSize, state.PageCount, record, first, basePage, bytes, page);
+            file.Write(first * header.PageSize, page);
         }
         return state;
+    }
+
+    /// <summary>
+    /// Rebuilds a page the record carries as a diff: the base page as the data file holds it (earlier records
+    /// already replayed), the diff applied, and the result checked against the checksum it must carry.
+    /// </summary>
+    private static unsafe void Rebuild(IStorageFile file, int pageSize, long pageCount, JournalRecord record, long pageNumber, long basePage,
+        ReadOnlySpan<byte> diff, byte[] page)
+    {
+        if (basePage == JournalPageRun.ZeroPage)
+        {
+            Array.Clear(page);
+        }
+        else
+        {
+            if (basePage < FreeSpaceMap.FirstBitmapPage || basePage >= pageCount)
+                throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} builds page {pageNumber} on page {basePage}, outside the {pageCount} pages it describes.");
+            if (file.Read(basePage * pageSize, page) != pageSize)
+                throw new CorruptionException(file.Path, basePage * pageSize, $"page {basePage}, the base of page {pageNumber} in journal record {record.TransactionId}, is past the end of the file.");
+        }
+        if (!PageDiff.TryApply(diff, page))
+            throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} carries a malformed diff for page {pageNumber}.");
+        fixed (byte* p = page)
+        {
+            if (!PageChecksum.IsValid(p, pageSize, pageNumber))
+                throw new CorruptionException(file.Path, Math.Max(basePage, 0) * pageSize,
+                    $"page {pageNumber} rebuilt from journal record {record.TransactionId} fails its checksum: its base page {basePage} in the data file does not hold what the record was made against (the data file is damaged).");
+        }
     }
 
     /// <summary>

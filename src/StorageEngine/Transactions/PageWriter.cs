@@ -1,3 +1,4 @@
+using System.Buffers;
 using StorageEngine.BTrees;
 using StorageEngine.Common;
 using StorageEngine.Journal;
@@ -21,6 +22,8 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         /// <summary>Allocated by this transaction: no snapshot can see it.</summary>
         public required bool IsNew;
         public required bool IsOverflow;
+        /// <summary>What the journal may diff the page against (see <see cref="JournalPageRun.BasePage"/>).</summary>
+        public required long BasePage;
     }
 
     private readonly Dictionary<long, DirtyRun> _dirty = new();
@@ -95,6 +98,8 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         byte* original = CommittedPage(pageNumber);
         byte* copy = AllocatePage(out newPageNumber);
         Buffer.MemoryCopy(original, copy, PageSize, PageSize);
+        // The copy mostly equals the original, which stays intact on disk until a checkpoint covers its release.
+        _dirty[newPageNumber].BasePage = pageNumber;
         ((PageHeader*)copy)->PageNumber = newPageNumber;
         _freeSpace.Free(pageNumber, 1, reusableNow: false, this);
         return copy;
@@ -105,7 +110,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         pageNumber = _freeSpace.Allocate(1, this, ref _pageCount);
         var buffer = _pool.Rent();
         buffer.GetSpan().Clear();
-        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = true, IsOverflow = false };
+        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = true, IsOverflow = false, BasePage = JournalPageRun.ZeroPage };
         return buffer.Pointer;
     }
 
@@ -113,7 +118,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     {
         firstPage = _freeSpace.Allocate(pageCount, this, ref _pageCount);
         var buffer = new NativeBuffer(checked(pageCount * PageSize));
-        _dirty[firstPage] = new DirtyRun { Buffer = buffer, PageCount = pageCount, IsNew = true, IsOverflow = true };
+        _dirty[firstPage] = new DirtyRun { Buffer = buffer, PageCount = pageCount, IsNew = true, IsOverflow = true, BasePage = JournalPageRun.FullImage };
         return buffer.Pointer;
     }
 
@@ -149,19 +154,30 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         {
             Buffer.MemoryCopy(CommittedPage(pageNumber), buffer.Pointer, PageSize, PageSize);
         }
-        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false };
+        // Bitmap pages change in place, so the data file may hold any later version of them at recovery: no diff.
+        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false, BasePage = JournalPageRun.FullImage };
         return buffer.Pointer;
     }
 
     /// <summary>
     /// Seals the pages for commit: stamps transaction ids and checksums, lists them in page order, and hands
-    /// their buffers to the caller (<see cref="Discard"/> no longer frees them).
+    /// their buffers to the caller (<see cref="Discard"/> no longer frees them). With
+    /// <paramref name="diffs"/>, tree pages that changed little from their base are journaled as diffs, encoded
+    /// into an array rented from the shared pool that the caller returns once the record is written.
     /// </summary>
-    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs)
+    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, out byte[]? diffs)
     {
         _order.Clear();
         _order.AddRange(_dirty.Keys);
         _order.Sort();
+        diffs = null;
+        int diffLength = 0;
+        if (encodeDiffs)
+        {
+            int candidates = 0;
+            foreach (var run in _dirty.Values) if (run.BasePage != JournalPageRun.FullImage) candidates++;
+            if (candidates > 0) diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize));
+        }
         foreach (long page in _order)
         {
             var run = _dirty[page];
@@ -172,7 +188,18 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             }
             var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
             pages.Add(committed);
-            runs.Add(committed.ToJournalRun());
+            var journalRun = committed.ToJournalRun();
+            if (diffs is not null && run.BasePage != JournalPageRun.FullImage)
+            {
+                var basePage = run.BasePage == JournalPageRun.ZeroPage ? default : new ReadOnlySpan<byte>(CommittedPage(run.BasePage), PageSize);
+                int length = PageDiff.Encode(basePage, new ReadOnlySpan<byte>(run.Buffer.Pointer, PageSize), diffs.AsSpan(diffLength));
+                if (length >= 0)
+                {
+                    journalRun = journalRun with { BasePage = run.BasePage, Diff = diffs.AsMemory(diffLength, length) };
+                    diffLength += length;
+                }
+            }
+            runs.Add(journalRun);
         }
         _dirty.Clear();
     }

@@ -11,8 +11,9 @@ internal sealed class PendingCommit
 {
     private volatile bool _completed;
 
-    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, long pageBytes)
+    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long pageBytes)
     {
+        Diffs = diffs;
         State = state;
         EncodedState = encodedState;
         Pages = pages;
@@ -33,7 +34,19 @@ internal sealed class PendingCommit
     /// <summary>The same pages as journal runs, in page order.</summary>
     public List<JournalPageRun> Runs { get; }
 
-    /// <summary>Bytes of pages the record carries.</summary>
+    /// <summary>The pooled array the runs' diffs are encoded in, if any.</summary>
+    public byte[]? Diffs { get; private set; }
+
+    /// <summary>Frees the pages and the diffs (the commit is complete, or failed before it was queued).</summary>
+    public void Release(PageBufferPool pool)
+    {
+        foreach (var run in Pages) run.Release(pool);
+        Pages.Clear();
+        if (Diffs is { } diffs) System.Buffers.ArrayPool<byte>.Shared.Return(diffs);
+        Diffs = null;
+    }
+
+    /// <summary>Bytes the record carries: full images and diffs.</summary>
     public long PageBytes { get; }
 
     /// <summary>The journal file its record went to.</summary>

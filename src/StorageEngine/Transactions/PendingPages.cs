@@ -29,10 +29,7 @@ internal sealed class PendingPages
         int done = 0;
         while (done < _commits.Count && _commits[done].IsCompleted) done++;
         if (done == 0) return;
-        for (int i = 0; i < done; i++)
-        {
-            foreach (var run in _commits[i].Pages) run.Release(pool);
-        }
+        for (int i = 0; i < done; i++) _commits[i].Release(pool);
         _commits.RemoveRange(0, done);
         _pages.Clear();
         foreach (var commit in _commits)
@@ -44,10 +41,7 @@ internal sealed class PendingPages
     /// <summary>Frees every buffer (on close, once no group write runs).</summary>
     public void ReleaseAll(PageBufferPool pool)
     {
-        foreach (var commit in _commits)
-        {
-            foreach (var run in commit.Pages) run.Release(pool);
-        }
+        foreach (var commit in _commits) commit.Release(pool);
         _commits.Clear();
         _pages.Clear();
     }

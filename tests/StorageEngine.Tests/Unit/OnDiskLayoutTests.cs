@@ -108,7 +108,7 @@ public sealed class OnDiskLayoutTests
     public void Magic_numbers_spell_their_ascii_names_in_file_byte_order()
     {
         Assert.Equal("SEDBHDR1"u8.ToArray(), BitConverter.GetBytes(DataFileHeader.MagicValue));
-        Assert.Equal("SEJRNL01"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.MagicValue));
+        Assert.Equal("SEJRNL02"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.MagicValue));
     }
 
     [Fact]
@@ -119,7 +119,7 @@ public sealed class OnDiskLayoutTests
         Assert.Equal(10, Node.BranchEntryHeaderSize);
         Assert.Equal(12, Node.OverflowReferenceSize);
         Assert.Equal(2, Node.SlotSize);
-        Assert.Equal(12, JournalRecordHeader.RunEntrySize);
+        Assert.Equal(24, JournalRecordHeader.RunEntrySize);
     }
 
     [Fact]

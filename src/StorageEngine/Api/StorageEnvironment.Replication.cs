@@ -1,0 +1,437 @@
+using System.IO.Pipelines;
+using System.Runtime.InteropServices;
+using StorageEngine.Common;
+using StorageEngine.Journal;
+using StorageEngine.Platform;
+using StorageEngine.Replication;
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+public sealed partial class StorageEnvironment
+{
+    /// <summary>Bytes of records shipped between flushes while catching up (flushed at once when caught up).</summary>
+    private const long ShippingFlushBytes = 1 << 20;
+
+    /// <summary>Longest wait for a commit before a shipping session looks whether the environment is closing.</summary>
+    private static readonly TimeSpan ShippingPollInterval = TimeSpan.FromMilliseconds(200);
+
+    /// <summary>Set on the thread of an internal write (the replica's applier, the checker) so that a replica lets it in.</summary>
+    [ThreadStatic] private static bool t_internalWrite;
+
+    private volatile bool _isReplica;
+    private int _applying;
+    private TaskCompletionSource? _commitSignal;
+    // Under _checkpointLock: the journal files they still need are not retired.
+    private readonly List<ShippingSession> _shippingSessions = new();
+    private ReplicaReuseGuard? _reuseGuard;
+
+    /// <summary>
+    /// Opens a replica: an environment restored from a backup of a primary
+    /// (<see cref="RestoreAsync(PipeReader, string, IProgress{BackupProgress}?, CancellationToken)"/>) that takes
+    /// the primary's transactions through <see cref="ApplyReplicationStreamAsync"/> and refuses local write
+    /// transactions. It serves read transactions on consistent snapshots as any environment does, journals what
+    /// it applies (so it recovers after a crash like a primary) and resumes from
+    /// <see cref="LastCommittedTransactionId"/>.
+    /// </summary>
+    /// <exception cref="StorageException">The directory holds no environment (restore a backup there first).</exception>
+    /// <exception cref="ArgumentException">The options ask for a read-only open.</exception>
+    public static StorageEnvironment OpenReplica(StorageEnvironmentOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        if (options.ReadOnly)
+            throw new ArgumentException("A replica writes the transactions it applies, so it cannot be opened ReadOnly.", nameof(options));
+        var fs = options.FileSystem ?? new OsFileSystem();
+        string directory = options.Path ?? throw new ArgumentException("A replica needs StorageEnvironmentOptions.Path.", nameof(options));
+        if (!fs.Exists(Path.Combine(directory, EnvironmentFiles.DataFileName)))
+            throw new StorageException($"There is no environment in '{directory}' to open as a replica: restore a backup of the primary there first (StorageEnvironment.RestoreAsync).");
+        var environment = new StorageEnvironment(options.Clone());
+        environment._reuseGuard = new ReplicaReuseGuard(environment.PageSize);
+        environment._isReplica = true;
+        return environment;
+    }
+
+    /// <summary>True for an environment opened with <see cref="OpenReplica"/> and not promoted: it refuses local write transactions.</summary>
+    public bool IsReplica => _isReplica;
+
+    /// <summary>Refuses local writers on a replica (internal writes pass).</summary>
+    private void ThrowIfReplicaWrite()
+    {
+        if (_isReplica && !t_internalWrite)
+            throw new InvalidOperationException($"Cannot start a write transaction: the environment in '{Directory}' is a replica and takes only its primary's transactions (ApplyReplicationStreamAsync). Write to the primary, or call PromoteToPrimary first.");
+    }
+
+    /// <summary>The write lock as a write transaction, also on a replica: for the applier and for checks.</summary>
+    internal WriteTransaction BeginInternalWrite()
+    {
+        t_internalWrite = true;
+        try
+        {
+            return BeginWrite();
+        }
+        finally
+        {
+            t_internalWrite = false;
+        }
+    }
+
+    /// <summary>
+    /// Ships every transaction committed after <paramref name="afterTransactionId"/> to
+    /// <paramref name="destination"/>, in the versioned journal shipping format (documented in
+    /// <c>Replication/ShippingStreamHeader.cs</c>): the journal records' full page images and states, read back
+    /// from the journal files, each checksummed. With <paramref name="follow"/> it then ships each new
+    /// transaction as it commits, until the token is cancelled, the reader completes or the environment is
+    /// disposed; without it, it ends after the last transaction committed when it started (an incremental
+    /// backup). Flushes apply backpressure: a slow replica slows the shipping, never the commits. While it runs,
+    /// checkpoints keep the journal files it has yet to read.
+    /// </summary>
+    /// <param name="afterTransactionId">The replica's <see cref="LastCommittedTransactionId"/>.</param>
+    /// <param name="destination">Receives the stream; flushed, not completed.</param>
+    /// <param name="follow">Keep shipping new commits (replication) rather than end when caught up (incremental backup).</param>
+    /// <param name="cancellationToken">Ends the shipping with <see cref="OperationCanceledException"/>; records are whole up to there.</param>
+    /// <returns>The last transaction shipped.</returns>
+    /// <exception cref="ReplicationException">
+    /// The journal no longer holds the transactions after <paramref name="afterTransactionId"/> (checkpoints recycled
+    /// them, or the environment was reopened since), or the id is ahead of this environment:
+    /// <see cref="ReplicationException.RequiresFullBackup"/> is true; take a full backup.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">The environment has no journal (InMemory or ReadOnly).</exception>
+    public async Task<long> ShipJournalAsync(long afterTransactionId, PipeWriter destination, bool follow = true, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        ArgumentOutOfRangeException.ThrowIfNegative(afterTransactionId);
+        if (_journal is null)
+            throw new InvalidOperationException($"The environment in '{Directory}' writes no journal ({(IsReadOnly ? "it is open read-only" : "it lives in memory")}), so it has none to ship.");
+        EnterTransaction();
+        ShippingSession? session = null;
+        using var tail = new JournalTail(_fileSystem, Directory, Header.EnvironmentId, Header.SessionId, PageSize);
+        try
+        {
+            long expected = afterTransactionId + 1;
+            session = StartShipping(expected, tail, out uint? previous);
+            long last = follow ? long.MaxValue : LastCommittedTransactionId;
+            long unflushed = ShippingStreamWriter.WriteHeader(destination, PageSize, Header.EnvironmentId, afterTransactionId);
+            while (expected <= last)
+            {
+                if (unflushed > 0 && (unflushed >= ShippingFlushBytes || LastCommittedTransactionId < expected))
+                {
+                    if (!await FlushShippingAsync(destination, cancellationToken).ConfigureAwait(false)) return expected - 1;
+                    unflushed = 0;
+                }
+                if (!await WaitForCommitAsync(expected, cancellationToken).ConfigureAwait(false)) break;
+                uint? skippedState = null;
+                var record = tail.Next(expected, Volatile.Read(ref _current).JournalFileNumber,
+                    skipped => { if (skipped.TransactionId == expected - 1) skippedState = StateChecksum(skipped.State); });
+                session.FileNumber = tail.FileNumber;
+                unflushed += ShippingStreamWriter.WriteRecord(destination, record, skippedState ?? previous);
+                previous = StateChecksum(record.State);
+                expected++;
+            }
+            if (unflushed > 0) await FlushShippingAsync(destination, cancellationToken).ConfigureAwait(false);
+            return expected - 1;
+        }
+        finally
+        {
+            StopShipping(session);
+            ExitTransaction();
+        }
+    }
+
+    /// <summary>False when the reader has completed (nobody reads any more).</summary>
+    private static async ValueTask<bool> FlushShippingAsync(PipeWriter destination, CancellationToken cancellationToken)
+    {
+        var result = await destination.FlushAsync(cancellationToken).ConfigureAwait(false);
+        if (result.IsCanceled) throw new OperationCanceledException("The shipping destination cancelled the flush.");
+        return !result.IsCompleted;
+    }
+
+    /// <summary>
+    /// Registers a session and places <paramref name="tail"/> at <paramref name="firstTransaction"/>, under the
+    /// checkpoint lock so that no journal file it needs is retired meanwhile. Also returns the checksum of the
+    /// state before that transaction when this environment knows it.
+    /// </summary>
+    private ShippingSession StartShipping(long firstTransaction, JournalTail tail, out uint? previousState)
+    {
+        lock (_checkpointLock)
+        {
+            if (_filesClosed) ThrowIfDisposed();
+            var published = Volatile.Read(ref _current);
+            if (firstTransaction > published.TransactionId + 1)
+            {
+                throw new ReplicationException(
+                    $"The replica is at transaction {firstTransaction - 1}, ahead of this environment's last commit ({published.TransactionId}): it diverged " +
+                    "(or this primary lost a Lazy tail in a crash). Take a full backup and restore it on the replica.", requiresFullBackup: true);
+            }
+            tail.Locate(firstTransaction, published.TransactionId, published.JournalFileNumber);
+            previousState = null;
+            if (published.TransactionId == firstTransaction - 1) previousState = StateChecksum(published.State);
+            else if (Header.CheckpointTransactionId == firstTransaction - 1) previousState = StateChecksum(EnvironmentFiles.ReadState(Header));
+            var session = new ShippingSession(tail.FileNumber);
+            _shippingSessions.Add(session);
+            return session;
+        }
+    }
+
+    private void StopShipping(ShippingSession? session)
+    {
+        if (session is null) return;
+        lock (_checkpointLock) _shippingSessions.Remove(session);
+    }
+
+    /// <summary>
+    /// The journal file below which a checkpoint may retire files: <paramref name="fileNumber"/>, held back to
+    /// the oldest file a shipping session still has to read. Called under the checkpoint lock.
+    /// </summary>
+    private long RetainJournalFrom(long fileNumber)
+    {
+        foreach (var session in _shippingSessions) fileNumber = Math.Min(fileNumber, session.FileNumber);
+        return fileNumber;
+    }
+
+    /// <summary>Waits until <paramref name="transactionId"/> is published; false when the environment is being disposed.</summary>
+    private async ValueTask<bool> WaitForCommitAsync(long transactionId, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            var signal = CommitSignal();
+            if (Volatile.Read(ref _current).TransactionId >= transactionId) return true;
+            if (IsDisposed) return false;
+            try
+            {
+                await signal.Task.WaitAsync(ShippingPollInterval, cancellationToken).ConfigureAwait(false);
+            }
+            catch (TimeoutException)
+            {
+                // Look again; also notices disposal.
+            }
+        }
+    }
+
+    private TaskCompletionSource CommitSignal()
+    {
+        var signal = Volatile.Read(ref _commitSignal);
+        if (signal is not null) return signal;
+        var fresh = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        return Interlocked.CompareExchange(ref _commitSignal, fresh, null) ?? fresh;
+    }
+
+    partial void OnCommitted(Snapshot published) => Interlocked.Exchange(ref _commitSignal, null)?.TrySetResult();
+
+    private static uint StateChecksum(ReadOnlySpan<byte> state) => Crc32C.Compute(state);
+
+    private static uint StateChecksum(EnvironmentState state) => Crc32C.Compute(MemoryMarshal.AsBytes(new ReadOnlySpan<EnvironmentState>(in state)));
+
+    /// <summary>
+    /// Applies a journal shipping stream from the primary (see <see cref="ShipJournalAsync"/>) until it ends,
+    /// one transaction at a time: each record is verified whole, journaled in this replica's own journal,
+    /// written and published like a commit, so readers see every transaction whole or not at all. Records this
+    /// replica already has are skipped, so a stream may start earlier than <see cref="LastCommittedTransactionId"/>.
+    /// A replica reader on an old snapshot holds back a transaction that reuses pages it may still read (the
+    /// primary's rule for its own readers).
+    /// </summary>
+    /// <param name="source">The stream; read until it completes.</param>
+    /// <param name="cancellationToken">Stops between or inside records; a record cut short is not applied.</param>
+    /// <returns>The last transaction applied (<see cref="LastCommittedTransactionId"/>).</returns>
+    /// <exception cref="ReplicationException">
+    /// The stream is of another environment or page size, starts past this replica's last transaction (a gap), or
+    /// the replica diverged from the primary. Nothing of the offending record was applied.
+    /// </exception>
+    /// <exception cref="CorruptionException">
+    /// A record fails its checksum or structure check, or the stream ends inside one (truncated). Records before it
+    /// were applied; nothing of it was.
+    /// </exception>
+    /// <exception cref="InvalidOperationException">The environment is not a replica, or another stream is being applied.</exception>
+    public async Task<long> ApplyReplicationStreamAsync(PipeReader source, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(source);
+        ThrowIfDisposed();
+        if (!_isReplica)
+            throw new InvalidOperationException($"The environment in '{Directory}' is not a replica: open a restored backup of the primary with StorageEnvironment.OpenReplica to apply its stream.");
+        if (Interlocked.Exchange(ref _applying, 1) != 0)
+            throw new InvalidOperationException("Another replication stream is being applied to this replica (or it is being promoted); apply one stream at a time.");
+        try
+        {
+            if (!_isReplica) throw new InvalidOperationException($"The environment in '{Directory}' was promoted to a primary; it applies no replication stream.");
+            using var reader = new ShippingStreamReader(new StreamInput(source, "replication stream"), PageSize);
+            var header = await reader.ReadHeaderAsync(cancellationToken).ConfigureAwait(false);
+            if (header.EnvironmentId != Header.EnvironmentId)
+            {
+                throw new ReplicationException(
+                    $"The replication stream comes from another environment (id {header.EnvironmentId:X16}); this replica is a copy of environment {Header.EnvironmentId:X16}. " +
+                    "Restore a backup of the stream's primary to replicate it.", requiresFullBackup: true);
+            }
+            if (header.PageSize != PageSize)
+                throw new ReplicationException($"The replication stream has {header.PageSize}-byte pages; this replica has {PageSize}-byte pages.", requiresFullBackup: true);
+            if (header.AfterTransactionId > LastCommittedTransactionId)
+            {
+                throw new ReplicationException(
+                    $"The replication stream starts after transaction {header.AfterTransactionId}, but this replica's last transaction is {LastCommittedTransactionId}: " +
+                    $"transactions in between would be missing. Ship from transaction {LastCommittedTransactionId}.");
+            }
+            var freed = new List<long>();
+            var taken = new List<long>();
+            while (await reader.ReadRecordAsync(cancellationToken).ConfigureAwait(false) is { } record)
+            {
+                var current = Volatile.Read(ref _current);
+                if (record.TransactionId <= current.TransactionId) continue;
+                if (record.TransactionId != current.TransactionId + 1)
+                {
+                    throw new ReplicationException(
+                        $"The replication stream skips from transaction {current.TransactionId} to {record.TransactionId} (at offset {record.StreamOffset}): a gap. Ship from transaction {current.TransactionId}.");
+                }
+                if (record.PreviousStateChecksum is { } expected && expected != StateChecksum(current.State))
+                {
+                    throw new ReplicationException(
+                        $"This replica's state at transaction {current.TransactionId} differs from the primary's: it diverged (written to without being a replica, " +
+                        "or the primary lost a Lazy tail after shipping it). Restore a new full backup of the primary.", requiresFullBackup: true);
+                }
+                RebuildDiffs(reader, record);
+                freed.Clear();
+                taken.Clear();
+                long required = InspectReuse(record, freed, taken);
+                while (_readers.Oldest() < required) await Task.Delay(1, cancellationToken).ConfigureAwait(false);
+                using (BeginInternalWrite())
+                {
+                    ApplyReplicatedTransaction(record.State, record.Runs);
+                }
+                _reuseGuard!.Applied(record.TransactionId, freed, taken);
+            }
+            return LastCommittedTransactionId;
+        }
+        finally
+        {
+            Volatile.Write(ref _applying, 0);
+        }
+    }
+
+    /// <summary>Pages the primary shipped as diffs, rebuilt on this replica's own copies of their base pages.</summary>
+    private unsafe void RebuildDiffs(ShippingStreamReader reader, ReplicatedRecord record)
+    {
+        var current = Volatile.Read(ref _current);
+        reader.RebuildDiffs(record, current.Base, current.State.PageCount);
+    }
+
+    /// <summary>
+    /// The transaction the oldest reader must have reached before <paramref name="record"/> may overwrite pages
+    /// (see <see cref="ReplicaReuseGuard"/>); lists the pages it frees and takes.
+    /// </summary>
+    private unsafe long InspectReuse(ReplicatedRecord record, List<long> freed, List<long> taken)
+    {
+        var guard = _reuseGuard!;
+        guard.Release(_readers.Oldest());
+        var current = Volatile.Read(ref _current);
+        return guard.Inspect(current.Base, current.State.PageCount, record.Runs, freed, taken);
+    }
+
+    /// <summary>
+    /// Applies one transaction shipped from the primary as if this environment had committed it: its record
+    /// (the primary's page images and state, unchanged) goes to this environment's journal, then the pages into
+    /// the data file, then the new snapshot is published and shipping sessions of this environment are woken.
+    /// The caller holds the write lock (a transaction from <see cref="BeginInternalWrite"/>, never committed)
+    /// and has verified the record; no local commit may be pending (a replica has none). The pages are the
+    /// primary's, page for page: a replica is restored from the primary's backup, so its page numbers match.
+    /// </summary>
+    /// <exception cref="StorageException">Writing failed; the replica must be reopened (recovery keeps what was journaled).</exception>
+    internal void ApplyReplicatedTransaction(EnvironmentState state, List<JournalPageRun> runs)
+    {
+        ThrowIfWriteFailed();
+        var snapshot = Volatile.Read(ref _current);
+        if (state.TransactionId != snapshot.TransactionId + 1)
+            throw new ReplicationException($"Transaction {state.TransactionId} cannot follow transaction {snapshot.TransactionId}.");
+        lock (_groupLock)
+        {
+            while (_groupWriting) Monitor.Wait(_groupLock);
+            if (_queue.Count > 0 || !_pending.IsEmpty)
+                throw new InvalidOperationException("Local commits are pending; a replicated transaction cannot be applied beside them.");
+            _groupWriting = true;
+        }
+        try
+        {
+            // Sized first, so that a refusal (disk full) changes nothing.
+            _data.EnsureCapacity(state.PageCount, state.TransactionId);
+            long journalFile = snapshot.JournalFileNumber;
+            if (_journal is not null)
+            {
+                var encoded = new byte[EnvironmentState.Size];
+                MemoryMarshal.Write(encoded, in state);
+                try
+                {
+                    journalFile = _journal.Append([new JournalEntry(state.TransactionId, encoded, runs)]).FileNumber;
+                }
+                catch (Exception e)
+                {
+                    _writeFailure = e;
+                    throw;
+                }
+            }
+            try
+            {
+                // These page numbers now hold other pages: their checksums are checked again on first read.
+                foreach (var run in runs)
+                {
+                    _verified.Remove(run.FirstPage, run.PageCount);
+                    _verifiedValues.Remove(run.FirstPage, run.PageCount);
+                }
+                WriteRuns(runs);
+            }
+            catch (Exception e)
+            {
+                _writeFailure = e;
+                throw new StorageException("The replicated transaction is in the journal but writing its pages to the data file failed; reopen the replica to recover.", e);
+            }
+            var published = new Snapshot(state, _data.View, journalFile);
+            Volatile.Write(ref _current, published);
+            if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+            ReloadFreeSpace(published);
+            OnCommitted(published);
+        }
+        finally
+        {
+            lock (_groupLock)
+            {
+                _groupWriting = false;
+                Monitor.PulseAll(_groupLock);
+            }
+        }
+    }
+
+    /// <summary>The bitmap pages were replaced by the primary's: recount the free-space map from them.</summary>
+    private unsafe void ReloadFreeSpace(Snapshot snapshot)
+    {
+        var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
+        _freeSpace.Load(new PageWriter(snapshot, source, null, _freeSpace, _pool, null, snapshot.TransactionId), snapshot.State.PageCount);
+    }
+
+    /// <summary>
+    /// Turns a replica into an ordinary environment that accepts write transactions (after its primary is gone).
+    /// Waits (up to <see cref="StorageEnvironmentOptions.WriteTimeout"/>) until no reader predates the primary's
+    /// most recent page frees, since the local writer will reuse those pages.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">It is not a replica, or a replication stream is being applied.</exception>
+    /// <exception cref="TimeoutException">Old readers stayed open longer than the write timeout.</exception>
+    public void PromoteToPrimary()
+    {
+        ThrowIfDisposed();
+        if (!_isReplica) throw new InvalidOperationException($"The environment in '{Directory}' is not a replica.");
+        if (Interlocked.Exchange(ref _applying, 1) != 0)
+            throw new InvalidOperationException("A replication stream is being applied; stop it (cancel or end the stream) before promoting the replica.");
+        try
+        {
+            using var lease = BeginInternalWrite();
+            var guard = _reuseGuard!;
+            var waited = System.Diagnostics.Stopwatch.StartNew();
+            for (guard.Release(_readers.Oldest()); guard.NewestTracked != 0; guard.Release(_readers.Oldest()))
+            {
+                if (waited.Elapsed > _options.WriteTimeout)
+                    throw new TimeoutException($"Readers older than transaction {guard.NewestTracked} stayed open for {_options.WriteTimeout.TotalSeconds:0.###} s; the promoted replica would reuse pages they read.");
+                Thread.Sleep(1);
+            }
+            ReloadFreeSpace(Volatile.Read(ref _current));
+            _isReplica = false;
+        }
+        finally
+        {
+            Volatile.Write(ref _applying, 0);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+using StorageEngine.Platform;
+using static StorageEngine.Tests.Durability.NumberedTransactions;
+
+namespace StorageEngine.Tests.Faults;
+
+/// <summary>
+/// A checkpoint whose data-file sync, header write, header sync, journal recycling or spare-file preallocation
+/// fails: Checkpoint throws, nothing committed is lost, and after reopening (also after a power loss) every
+/// acknowledged commit is there.
+/// </summary>
+public sealed class CheckpointFaultTests
+{
+    public static TheoryData<FileOperation, int, FaultKind> CheckpointFaults => new()
+    {
+        { FileOperation.Sync, 1, FaultKind.IOError },          // the data file's sync
+        { FileOperation.Write, 1, FaultKind.IOError },         // the header copy
+        { FileOperation.Write, 1, FaultKind.ShortWrite },      // a torn header copy
+        { FileOperation.Write, 1, FaultKind.DiskFull },
+        { FileOperation.Sync, 2, FaultKind.IOError },          // the header's sync
+        { FileOperation.DirectoryChange, 1, FaultKind.IOError }, // recycling a journal file
+    };
+
+    [Theory]
+    [MemberData(nameof(CheckpointFaults))]
+    public void AFailedCheckpointThrowsAndLosesNoCommit(FileOperation operation, int nth, FaultKind kind)
+    {
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        var options = Options(fileSystem);
+        var environment = StorageEnvironment.Open(options);
+        // Enough to fill the first 1 MiB journal file, so the checkpoint has a file to recycle.
+        Commit(environment, 1, 160);
+        fileSystem.Arm(new Fault(operation, nth, kind));
+        var failure = Assert.ThrowsAny<Exception>(() => environment.Checkpoint());
+        Assert.True(failure is IOException or StorageException && failure is not CorruptionException, $"the checkpoint threw {failure}");
+        Assert.True(fileSystem.HasFired);
+        fileSystem.Clear();
+        AssertExactly(environment, 160);
+
+        // Commits go on, or the environment asks to be reopened.
+        long committed = 160;
+        try
+        {
+            Commit(environment, 161, 170);
+            committed = 170;
+        }
+        catch (StorageException e)
+        {
+            Assert.Contains("reopen", e.Message, StringComparison.OrdinalIgnoreCase);
+        }
+        environment.SimulateCrash();
+        fileSystem.LosePower(new Random(nth), reorderWrites: true, scatterTears: true);
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, committed);
+        AssertHealthy(reopened);
+    }
+
+    [Fact]
+    public void AfterADataFileSyncFailsNoLaterCheckpointRetiresTheJournalThatHoldsTheUnsyncedPages()
+    {
+        // Linux reports a write-back error once and then marks the pages clean: the next fsync succeeds
+        // although the pages never reached the disk. A checkpoint after a failed data-file sync must therefore
+        // not record the data file as durable and recycle the journal, the only durable copy of those pages.
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        var options = Options(fileSystem);
+        var environment = StorageEnvironment.Open(options);
+        Commit(environment, 1, 160);
+        long checkpointed = environment.Header.CheckpointTransactionId;
+        var journalsBefore = JournalFileNames(fileSystem);
+
+        fileSystem.Arm(new Fault(FileOperation.Sync, 1, FaultKind.IOError, Files: Fault.DataFile));
+        Assert.ThrowsAny<IOException>(() => environment.Checkpoint());
+        fileSystem.Clear();
+        try
+        {
+            environment.Checkpoint();
+        }
+        catch (StorageException e)
+        {
+            Assert.Contains("reopen", e.Message, StringComparison.OrdinalIgnoreCase);
+        }
+        environment.Dispose();
+        Assert.Equal(checkpointed, ReadCheckpointTransactionId(fileSystem, options));
+        Assert.Equal(journalsBefore, JournalFileNames(fileSystem).Intersect(journalsBefore));
+
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, 160);
+        AssertHealthy(reopened);
+    }
+
+    [Fact]
+    public void AFullDiskWhilePreparingASpareJournalFileLosesNothingAndLeaksNoFiles()
+    {
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        var options = Options(fileSystem);
+        var environment = StorageEnvironment.Open(options);
+        Commit(environment, 1, 40);
+        environment.Checkpoint();
+        var filesBefore = JournalFileNames(fileSystem);
+        // The checkpointer retries every interval while the disk stays full; each try must clean up after itself.
+        fileSystem.Arm(new Fault(FileOperation.Growth, 1, FaultKind.DiskFull, Sticky: true, Files: Fault.JournalFile));
+        for (int i = 0; i < 5; i++) Assert.ThrowsAny<IOException>(() => environment.PrepareJournal());
+        Assert.Equal(filesBefore, JournalFileNames(fileSystem));
+        fileSystem.Clear();
+        environment.PrepareJournal();
+        Commit(environment, 41, 200);
+        environment.Dispose();
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, 200);
+        AssertHealthy(reopened);
+    }
+
+    private static List<string> JournalFileNames(FaultyFileSystem fileSystem) =>
+        fileSystem.ListFiles("/db").Where(name => name.StartsWith("journal", StringComparison.Ordinal)).ToList();
+
+    /// <summary>The checkpoint the data file's header records, read as recovery would.</summary>
+    private static long ReadCheckpointTransactionId(FaultyFileSystem fileSystem, StorageEnvironmentOptions options)
+    {
+        using var file = fileSystem.Inner.Open(Path.Combine(options.Path!, "data.sedb"), StorageFileMode.Buffered);
+        return Paging.DataFileHeaderStore.ReadNewest(file).CheckpointTransactionId;
+    }
+}

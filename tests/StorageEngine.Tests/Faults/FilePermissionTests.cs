@@ -1,0 +1,63 @@
+namespace StorageEngine.Tests.Faults;
+
+/// <summary>
+/// Environment files may hold sensitive data: on Unix the directory the engine creates is 0700 and every file it
+/// creates (data file, its temporary, journal files, spare journal files, the lock file) 0600, whatever the umask
+/// lets through.
+/// </summary>
+public sealed class FilePermissionTests
+{
+    private const UnixFileMode GroupOrOther =
+        UnixFileMode.GroupRead | UnixFileMode.GroupWrite | UnixFileMode.GroupExecute |
+        UnixFileMode.OtherRead | UnixFileMode.OtherWrite | UnixFileMode.OtherExecute;
+
+    [Fact]
+    public void TheDirectoryAndEveryFileTheEngineCreatesArePrivateToTheOwner()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        string parent = Path.Combine(Path.GetTempPath(), "se-modes-" + Guid.NewGuid().ToString("N"));
+        string directory = Path.Combine(parent, "env");
+        try
+        {
+            var options = new StorageEnvironmentOptions { Path = directory, JournalFileSize = 1 << 20, CheckpointInterval = TimeSpan.FromHours(1) };
+            using (var environment = StorageEnvironment.Open(options))
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    using var transaction = environment.BeginWrite();
+                    transaction.CreateTree("t").Put(BitConverter.GetBytes(i), new byte[100_000]);
+                    transaction.Commit();
+                }
+                environment.Checkpoint();
+                environment.PrepareJournal();
+            }
+            using (StorageEnvironment.Open(options))
+            {
+            }
+
+            Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(directory));
+            var files = Directory.GetFiles(directory);
+            Assert.Contains(files, f => Path.GetFileName(f) == "data.sedb");
+            Assert.Contains(files, f => Path.GetFileName(f) == "LOCK");
+            Assert.Contains(files, f => Path.GetFileName(f).StartsWith("journal.", StringComparison.Ordinal));
+            Assert.Contains(files, f => Path.GetFileName(f).StartsWith("journal-free.", StringComparison.Ordinal));
+            foreach (string file in files)
+            {
+                var mode = File.GetUnixFileMode(file);
+                Assert.True((mode & GroupOrOther) == 0, $"{Path.GetFileName(file)} is {mode}: readable or writable by others");
+                Assert.True(mode.HasFlag(UnixFileMode.UserRead | UnixFileMode.UserWrite), $"{Path.GetFileName(file)} is {mode}");
+            }
+        }
+        finally
+        {
+            try
+            {
+                Directory.Delete(parent, recursive: true);
+            }
+            catch (IOException)
+            {
+                // Best effort: a leftover temp directory must not fail the test.
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+using System.IO.Pipelines;
+using StorageEngine.Journal;
+using StorageEngine.Platform;
+using static StorageEngine.Tests.Durability.NumberedTransactions;
+using static StorageEngine.Tests.Replication.ReplicationStreams;
+
+namespace StorageEngine.Tests.Replication;
+
+/// <summary>
+/// Journal shipping reads the primary's journal files: it keeps the files a slow replica still needs from being
+/// recycled by checkpoints, and asks for a full backup when the journal no longer holds what was asked for.
+/// </summary>
+public sealed class JournalShippingTests
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
+
+    [Fact]
+    public async Task CheckpointsKeepTheJournalFilesASlowReplicaHasNotReadYet()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 10);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+
+        // A small pipe that nobody reads yet: the shipper stalls on its first flushes.
+        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 16 << 10, resumeWriterThreshold: 8 << 10));
+        using var stop = new CancellationTokenSource();
+        var shipping = primary.ShipJournalAsync(10, pipe.Writer, cancellationToken: stop.Token);
+        for (long number = 11; number <= 600; number++)
+        {
+            Commit(primary, number);
+            if (number % 50 == 0) primary.Checkpoint();
+        }
+        int journalFiles = fileSystem.ListFiles(PrimaryPath).Count(name => JournalFileNames.TryParse(name, out _));
+        Assert.True(journalFiles > 3, $"the stalled session should have kept the journal files, {journalFiles} are left");
+
+        var applying = replica.ApplyReplicationStreamAsync(pipe.Reader);
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (replica.LastCommittedTransactionId < 600 && waited.Elapsed < Patience) await Task.Delay(5);
+        stop.Cancel();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shipping.WaitAsync(Patience));
+        await pipe.Writer.CompleteAsync();
+        await applying.WaitAsync(Patience);
+        AssertExactly(replica, 600);
+
+        // With the session gone, the next checkpoint recycles what it held.
+        Commit(primary, 601);
+        primary.Checkpoint();
+        Assert.True(fileSystem.ListFiles(PrimaryPath).Count(name => JournalFileNames.TryParse(name, out _)) < journalFiles);
+    }
+
+    [Fact]
+    public async Task ShippingFromATransactionTheJournalNoLongerHoldsAsksForAFullBackup()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        for (long number = 1; number <= 400; number++)
+        {
+            Commit(primary, number);
+            if (number % 50 == 0) primary.Checkpoint();
+        }
+
+        var refused = await Assert.ThrowsAsync<ReplicationException>(() => primary.ShipJournalAsync(5, PipeWriter.Create(Stream.Null), follow: false));
+        Assert.True(refused.RequiresFullBackup);
+        Assert.Contains("full backup", refused.Message);
+        var ahead = await Assert.ThrowsAsync<ReplicationException>(() => primary.ShipJournalAsync(401, PipeWriter.Create(Stream.Null), follow: false));
+        Assert.True(ahead.RequiresFullBackup);
+
+        // What the journal still holds ships, and a replica restored from a new backup follows on from it.
+        var replicaOptions = ReplicaOptions(fileSystem);
+        using var replica = await CreateReplicaAsync(primary, replicaOptions);
+        Commit(primary, 401, 420);
+        Assert.Equal(420, await ApplyAsync(replica, await ShipAsync(primary, 400)));
+        AssertExactly(replica, 420);
+    }
+
+    [Fact]
+    public async Task AReplicaThatWasCaughtUpFollowsThePrimaryAcrossItsRestart()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var primaryOptions = Options(fileSystem);
+        StorageEnvironment? replica = null;
+        try
+        {
+            using (var primary = StorageEnvironment.Open(primaryOptions))
+            {
+                Commit(primary, 1, 30);
+                replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+                Commit(primary, 31, 60);
+                await ApplyAsync(replica, await ShipAsync(primary, 30));
+            }
+            using (var reopened = StorageEnvironment.Open(primaryOptions))
+            {
+                Commit(reopened, 61, 90);
+                Assert.Equal(90, await ApplyAsync(replica, await ShipAsync(reopened, replica.LastCommittedTransactionId)));
+                AssertSameContents(reopened, replica);
+            }
+        }
+        finally
+        {
+            replica?.Dispose();
+        }
+    }
+
+    [Fact]
+    public async Task AnIncrementalStreamOfNothingNewIsJustAHeader()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 5);
+        var stream = await ShipAsync(primary, 5);
+        Assert.Equal(StreamHeaderSize, stream.Length);
+        using var inMemory = StorageEnvironment.CreateInMemory();
+        await Assert.ThrowsAsync<InvalidOperationException>(() => inMemory.ShipJournalAsync(0, PipeWriter.Create(Stream.Null)));
+    }
+}

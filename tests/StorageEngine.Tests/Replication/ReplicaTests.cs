@@ -1,0 +1,254 @@
+using System.IO.Pipelines;
+using StorageEngine.Platform;
+using static StorageEngine.Tests.Durability.NumberedTransactions;
+using static StorageEngine.Tests.Replication.ReplicationStreams;
+
+namespace StorageEngine.Tests.Replication;
+
+/// <summary>
+/// A replica restored from a primary's backup follows the primary's journal: it ends up equal to the primary,
+/// resumes where it stopped, refuses streams that do not continue it without applying any part of them, refuses
+/// local writes, keeps its readers' snapshots intact, and recovers after a crash like any environment.
+/// </summary>
+public sealed class ReplicaTests
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
+
+    [Fact]
+    public async Task AReplicaFollowingALiveStreamEqualsThePrimaryOnceCaughtUp()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 40);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        Commit(primary, 41, 80);
+
+        var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 64 << 10, resumeWriterThreshold: 32 << 10));
+        using var stop = new CancellationTokenSource();
+        var shipping = primary.ShipJournalAsync(replica.LastCommittedTransactionId, pipe.Writer, cancellationToken: stop.Token);
+        var applying = replica.ApplyReplicationStreamAsync(pipe.Reader);
+        // Commits keep arriving while the replica catches up, and are shipped as they commit.
+        Commit(primary, 81, 200);
+        await WaitUntil(() => replica.LastCommittedTransactionId == 200);
+
+        stop.Cancel();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => shipping.WaitAsync(Patience));
+        await pipe.Writer.CompleteAsync();
+        Assert.Equal(200, await applying.WaitAsync(Patience));
+        AssertExactly(replica, 200);
+        AssertSameContents(primary, replica);
+        AssertHealthy(replica);
+    }
+
+    [Fact]
+    public async Task AReplicaCutOffInsideARecordKeepsTheWholeRecordsBeforeItAndResumesFromTheLastOne()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 30);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        Commit(primary, 31, 90);
+
+        var stream = await ShipAsync(primary, 30);
+        var records = RecordOffsets(stream);
+        Assert.Equal(61, records.Count);
+        // Cut in the middle of the 25th record (transaction 55).
+        int cut = (records[24] + records[25]) / 2;
+        var truncated = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, stream.AsMemory(0, cut)));
+        Assert.Contains("truncated", truncated.Message);
+        AssertExactly(replica, 54);
+
+        // Resuming ships from where the replica stands; a stream that starts earlier is fine too (the overlap is skipped).
+        Assert.Equal(90, await ApplyAsync(replica, await ShipAsync(primary, replica.LastCommittedTransactionId)));
+        AssertExactly(replica, 90);
+        Commit(primary, 91, 95);
+        Assert.Equal(95, await ApplyAsync(replica, await ShipAsync(primary, 80)));
+        AssertExactly(replica, 95);
+        AssertSameContents(primary, replica);
+    }
+
+    public static TheoryData<string> BadStreams => new()
+    {
+        "a bit flipped in the first record's payload",
+        "a bit flipped in the first record's header",
+        "a bit flipped in the stream header",
+        "truncated inside the first record",
+        "truncated inside the stream header",
+        "from another environment",
+        "starting past the replica (a gap)",
+    };
+
+    [Theory]
+    [MemberData(nameof(BadStreams))]
+    public async Task AStreamThatDoesNotContinueTheReplicaIsRefusedWithNothingOfItApplied(string bad)
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 25);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        Commit(primary, 26, 40);
+        var stream = await ShipAsync(primary, 25);
+        var records = RecordOffsets(stream);
+        int firstRecord = records[0], firstRecordEnd = records[1];
+
+        Exception refused;
+        switch (bad)
+        {
+            case "a bit flipped in the first record's payload":
+                refused = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, Flip(stream, firstRecordEnd - 100)));
+                break;
+            case "a bit flipped in the first record's header":
+                refused = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, Flip(stream, firstRecord + 80)));
+                break;
+            case "a bit flipped in the stream header":
+                refused = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, Flip(stream, 20)));
+                break;
+            case "truncated inside the first record":
+                refused = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, stream.AsMemory(0, (firstRecord + firstRecordEnd) / 2)));
+                break;
+            case "truncated inside the stream header":
+                refused = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, stream.AsMemory(0, 30)));
+                break;
+            case "from another environment":
+                using (var stranger = StorageEnvironment.Open(Options(new MemoryFileSystem())))
+                {
+                    Commit(stranger, 1, 40);
+                    var foreign = await ShipAsync(stranger, 25);
+                    refused = await Assert.ThrowsAsync<ReplicationException>(() => ApplyAsync(replica, foreign));
+                    Assert.True(((ReplicationException)refused).RequiresFullBackup);
+                    Assert.Contains("another environment", refused.Message);
+                }
+                break;
+            default:
+                refused = await Assert.ThrowsAsync<ReplicationException>(async () => await ApplyAsync(replica, await ShipAsync(primary, 30)));
+                Assert.Contains("Ship from transaction 25", refused.Message);
+                break;
+        }
+
+        Assert.False(string.IsNullOrWhiteSpace(refused.Message));
+        AssertExactly(replica, 25);
+        AssertHealthy(replica);
+        // The refusal left the replica able to take the real stream.
+        Assert.Equal(40, await ApplyAsync(replica, stream));
+        AssertExactly(replica, 40);
+    }
+
+    [Fact]
+    public async Task AReplicaRefusesLocalWritesUntilItIsPromoted()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 10);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        Assert.True(replica.IsReplica);
+
+        var refused = Assert.Throws<InvalidOperationException>(() => replica.BeginWrite());
+        Assert.Contains("replica", refused.Message);
+        await Assert.ThrowsAsync<InvalidOperationException>(async () => await replica.BeginWriteAsync());
+        await Assert.ThrowsAsync<InvalidOperationException>(() => primary.ApplyReplicationStreamAsync(PipeReader.Create(Stream.Null)));
+        AssertExactly(replica, 10);
+        AssertHealthy(replica);
+
+        Commit(primary, 11, 30);
+        await ApplyAsync(replica, await ShipAsync(primary, 10));
+        replica.PromoteToPrimary();
+        Assert.False(replica.IsReplica);
+        Commit(replica, 31, 60);
+        AssertExactly(replica, 60);
+        AssertHealthy(replica);
+        await Assert.ThrowsAsync<InvalidOperationException>(() => ApplyAsync(replica, ReadOnlyMemory<byte>.Empty));
+    }
+
+    [Fact]
+    public async Task AReplicaReaderKeepsItsSnapshotWhileTheStreamWouldReuseItsPages()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 50);
+        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        // The primary has no readers and checkpoints often, so it soon reuses the pages its commits free; the
+        // stream is gathered piece by piece before each checkpoint recycles the journal.
+        var stream = new List<byte>();
+        for (long first = 51; first <= 250; first += 10)
+        {
+            Commit(primary, first, first + 9);
+            var piece = await ShipAsync(primary, first - 1);
+            stream.AddRange(stream.Count == 0 ? piece : piece[StreamHeaderSize..]);
+            primary.Checkpoint();
+        }
+
+        var reader = replica.BeginRead();
+        var before = Dump(reader);
+        var applying = ApplyAsync(replica, stream.ToArray());
+        // The replica applies what reuses no page the reader might see, then waits for the reader.
+        await WaitUntil(() => replica.LastCommittedTransactionId > 50);
+        await Task.Delay(200);
+        Assert.False(applying.IsCompleted, "the stream overwrote pages a replica reader still held");
+        AssertSameDump(before, Dump(reader));
+        Assert.Equal(50, reader.SnapshotId);
+
+        reader.Dispose();
+        Assert.Equal(250, await applying.WaitAsync(Patience));
+        AssertExactly(replica, 250);
+        AssertHealthy(replica);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AReplicaRecoversEveryAppliedTransactionAfterACrashAndResumes(bool powerLoss)
+    {
+        var fileSystem = new MemoryFileSystem();
+        using var primary = StorageEnvironment.Open(Options(fileSystem));
+        Commit(primary, 1, 20);
+        var replicaOptions = ReplicaOptions(fileSystem);
+        var replica = await CreateReplicaAsync(primary, replicaOptions);
+        Commit(primary, 21, 120);
+        var stream = await ShipAsync(primary, 20);
+        var records = RecordOffsets(stream);
+        await ApplyAsync(replica, stream.AsMemory(0, records[60]));
+        Assert.Equal(80, replica.LastCommittedTransactionId);
+
+        replica.SimulateCrash();
+        if (powerLoss) fileSystem.SimulatePowerLoss(new Random(42), tearWrites: true);
+        else fileSystem.SimulateProcessCrash();
+        // The primary lives on the same memory file system; it crashed too, and comes back with every commit.
+        primary.SimulateCrash();
+        using var recoveredPrimary = StorageEnvironment.Open(Options(fileSystem));
+        AssertExactly(recoveredPrimary, 120);
+
+        using var reopened = StorageEnvironment.OpenReplica(replicaOptions);
+        Assert.True(reopened.IsReplica);
+        AssertExactly(reopened, 80);
+        AssertHealthy(reopened);
+        Assert.Equal(120, await ApplyAsync(reopened, stream));
+        AssertExactly(reopened, 120);
+        AssertSameContents(recoveredPrimary, reopened);
+    }
+
+    [Fact]
+    public void OpeningAReplicaWhereNoBackupWasRestoredIsRefused()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var refused = Assert.Throws<StorageException>(() => StorageEnvironment.OpenReplica(ReplicaOptions(fileSystem)));
+        Assert.Contains("restore a backup", refused.Message);
+        Assert.Empty(fileSystem.ListFiles(ReplicaPath));
+    }
+
+    private static byte[] Flip(byte[] bytes, int offset)
+    {
+        var copy = (byte[])bytes.Clone();
+        copy[offset] ^= 0x04;
+        return copy;
+    }
+
+    private static async Task WaitUntil(Func<bool> condition)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (!condition())
+        {
+            if (waited.Elapsed > Patience) Assert.Fail("timed out waiting for the replica");
+            await Task.Delay(2);
+        }
+    }
+}

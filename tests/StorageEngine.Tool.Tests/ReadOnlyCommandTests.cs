@@ -1,0 +1,74 @@
+using System.Security.Cryptography;
+
+namespace StorageEngine.Tool.Tests;
+
+public sealed class ReadOnlyCommandTests : ToolTestBase
+{
+    private static SortedDictionary<string, string> FileHashes(string directory)
+    {
+        var hashes = new SortedDictionary<string, string>(StringComparer.Ordinal);
+        foreach (var file in Directory.GetFiles(directory))
+            hashes[Path.GetFileName(file)] = Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(file)));
+        return hashes;
+    }
+
+    /// <summary>
+    /// Copies the files of an open environment after a commit that no checkpoint covers yet: what a crash leaves,
+    /// an environment whose journal must be replayed.
+    /// </summary>
+    private string CreateEnvironmentNeedingRecovery(string name)
+    {
+        string live = PathOf(name + "-live");
+        string copy = PathOf(name);
+        Directory.CreateDirectory(copy);
+        using var env = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = live, CheckpointInterval = TimeSpan.FromHours(1) });
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put("k"u8, "v"u8);
+            tx.Commit();
+        }
+        // The live LOCK file is held; a crashed environment keeps an empty one.
+        foreach (var file in Directory.GetFiles(live))
+            if (Path.GetFileName(file) != "LOCK") File.Copy(file, Path.Combine(copy, Path.GetFileName(file)));
+        File.WriteAllBytes(Path.Combine(copy, "LOCK"), []);
+        return copy;
+    }
+
+    [Fact]
+    public void Info_stats_check_and_dump_change_no_byte_of_the_environment()
+    {
+        string path = CreateSampleEnvironment("env");
+        var before = FileHashes(path);
+
+        Run("info", path).AssertSuccess();
+        Run("info", path, "--json").AssertSuccess();
+        Run("stats", path).AssertSuccess();
+        Run("check", path).AssertSuccess();
+        Run("dump", path, "--output", PathOf("dump.jsonl")).AssertSuccess();
+
+        Assert.Equal(before, FileHashes(path));
+    }
+
+    [Fact]
+    public void Reading_commands_can_run_while_another_reads_the_same_environment()
+    {
+        string path = CreateSampleEnvironment("env");
+        using var reader = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = path, ReadOnly = true });
+        Assert.Contains("Trees         4", Run("info", path).AssertSuccess().Output);
+        Run("load", path, "--input", "/dev/null").AssertCleanFailure("is in use");
+    }
+
+    [Fact]
+    public void Reading_commands_refuse_an_environment_that_needs_recovery_and_say_how_to_recover_it()
+    {
+        string path = CreateEnvironmentNeedingRecovery("crashed");
+        var before = FileHashes(path);
+
+        foreach (var command in new[] { "info", "stats", "check", "dump" })
+            Run(command, path).AssertCleanFailure("needs recovery").AssertCleanFailure("storageengine load");
+        Assert.Equal(before, FileHashes(path));
+
+        Run("load", path, "--input", "/dev/null").AssertSuccess();
+        Assert.Contains("Trees         1, 1 entries", Run("info", path).AssertSuccess().Output);
+    }
+}
