@@ -137,6 +137,8 @@ internal sealed class JournalReader
         var block = new byte[JournalRecordHeader.BlockSize];
         if (file.Read(offset, block) != block.Length) return null;
         var header = MemoryMarshal.Read<JournalRecordHeader>(block);
+        if (header.Magic == JournalRecordHeader.FormatOneMagic && header.EnvironmentId == _environmentId && header.SessionId == _sessionId)
+            throw new StorageException($"'{file.Path}' holds journal records of format 1, written by an older version of StorageEngine and not yet checkpointed. Open the environment once with that version and close it cleanly, then open it with this one.");
         if (header.Magic != JournalRecordHeader.MagicValue) return null;
         if (header.PageSize != _pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
             || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)

@@ -36,6 +36,9 @@ internal unsafe struct JournalRecordHeader
     public const int BlockSize = 4096;
     public const ulong MagicValue = 0x32304C4E524A4553UL; // "SEJRNL02"
 
+    /// <summary>Magic of format 1 (full page images, 12-byte run entries), which this version does not replay.</summary>
+    public const ulong FormatOneMagic = 0x31304C4E524A4553UL; // "SEJRNL01"
+
     [FieldOffset(0)] public ulong Magic;
     [FieldOffset(8)] public long EnvironmentId;
     [FieldOffset(16)] public long TransactionId;

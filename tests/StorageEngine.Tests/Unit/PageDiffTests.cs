@@ -1,0 +1,79 @@
+using StorageEngine.Journal;
+
+namespace StorageEngine.Tests.Unit;
+
+/// <summary>The page diff a journal record carries turns its base page into the committed page exactly.</summary>
+public sealed class PageDiffTests
+{
+    [Theory]
+    [InlineData(4096)]
+    [InlineData(32768)]
+    public void ADiffAppliedToItsBaseGivesThePageBackForRandomEdits(int pageSize)
+    {
+        var random = new Random(pageSize);
+        var output = new byte[PageDiff.MaxLength(pageSize)];
+        for (int round = 0; round < 500; round++)
+        {
+            var basePage = new byte[pageSize];
+            random.NextBytes(basePage);
+            var page = (byte[])basePage.Clone();
+            int edits = random.Next(0, 12);
+            for (int e = 0; e < edits; e++)
+            {
+                int at = random.Next(pageSize);
+                int length = Math.Min(random.Next(1, 200), pageSize - at);
+                random.NextBytes(page.AsSpan(at, length));
+            }
+            int written = PageDiff.Encode(basePage, page, output);
+            if (written < 0) continue; // too different: the record carries the full image
+            var rebuilt = (byte[])basePage.Clone();
+            Assert.True(PageDiff.TryApply(output.AsSpan(0, written), rebuilt));
+            Assert.Equal(page, rebuilt);
+        }
+    }
+
+    [Fact]
+    public void AnUnchangedPageHasAnEmptyDiffAndASmallEditASmallOne()
+    {
+        var basePage = Enumerable.Range(0, 4096).Select(i => (byte)(i * 7)).ToArray();
+        var output = new byte[PageDiff.MaxLength(4096)];
+        Assert.Equal(0, PageDiff.Encode(basePage, basePage, output));
+        var page = (byte[])basePage.Clone();
+        page[1000] ^= 1;
+        page[1003] ^= 1;
+        Assert.Equal(4 + 8, PageDiff.Encode(basePage, page, output));
+    }
+
+    [Fact]
+    public void AgainstZerosOnlyTheWrittenPartsOfANewPageAreCarried()
+    {
+        var page = new byte[4096];
+        page.AsSpan(0, 64).Fill(1);
+        page.AsSpan(4000, 96).Fill(2);
+        var output = new byte[PageDiff.MaxLength(4096)];
+        int written = PageDiff.Encode(default, page, output);
+        Assert.Equal(4 + 64 + 4 + 96, written);
+        var rebuilt = new byte[4096];
+        Assert.True(PageDiff.TryApply(output.AsSpan(0, written), rebuilt));
+        Assert.Equal(page, rebuilt);
+    }
+
+    [Fact]
+    public void APageThatChangedMostlyIsLeftToTheFullImage()
+    {
+        var basePage = new byte[4096];
+        var page = new byte[4096];
+        new Random(1).NextBytes(page);
+        Assert.Equal(-1, PageDiff.Encode(basePage, page, new byte[PageDiff.MaxLength(4096)]));
+    }
+
+    [Theory]
+    [InlineData(new byte[] { 0, 0 })]                      // a range header cut short
+    [InlineData(new byte[] { 0, 0, 8, 0, 1, 2 })]          // a range longer than the diff
+    [InlineData(new byte[] { 0xFF, 0x0F, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8 })] // a range past the end of the page
+    public void AMalformedDiffIsRefusedNotApplied(byte[] diff)
+    {
+        var page = new byte[4096];
+        Assert.False(PageDiff.TryApply(diff, page));
+    }
+}
