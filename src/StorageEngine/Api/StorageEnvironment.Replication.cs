@@ -405,7 +405,7 @@ public sealed partial class StorageEnvironment
     /// <summary>
     /// Turns a replica into an ordinary environment that accepts write transactions (after its primary is gone).
     /// Waits (up to <see cref="StorageEnvironmentOptions.WriteTimeout"/>) until no reader predates the primary's
-    /// most recent page frees, since the local writer will reuse those pages.
+    /// most recent page frees, since the local writer will reuse those pages, then checkpoints.
     /// </summary>
     /// <exception cref="InvalidOperationException">It is not a replica, or a replication stream is being applied.</exception>
     /// <exception cref="TimeoutException">Old readers stayed open longer than the write timeout.</exception>
@@ -427,6 +427,9 @@ public sealed partial class StorageEnvironment
                 Thread.Sleep(1);
             }
             ReloadFreeSpace(Volatile.Read(ref _current));
+            // Recovery rebuilds journaled diffs on base pages that the last checkpoint must still hold; the
+            // primary's frees were never tracked here, so a checkpoint first makes all of them safe to reuse.
+            CheckpointCore();
             _isReplica = false;
         }
         finally

@@ -1,7 +1,7 @@
 namespace StorageEngine;
 
 /// <summary>What a finished backup wrote, or a finished restore read.</summary>
-public sealed class BackupSummary
+public sealed record BackupSummary
 {
     /// <summary>
     /// The transaction the backup holds: the restored environment's

@@ -55,6 +55,7 @@ internal sealed class BackupWriter
             await FlushAsync(cancellationToken).ConfigureAwait(false);
             progress?.Report(new BackupProgress { TransactionId = _snapshot.TransactionId, PagesCopied = copied, TotalPages = pages, StreamBytes = _written });
         }
+        if (_chunks.Count == 0) progress?.Report(new BackupProgress { TransactionId = _snapshot.TransactionId, PagesCopied = 0, TotalPages = 0, StreamBytes = _written });
         WriteTrailer(_chunks.Count, pages, Crc32C.Finish(_chunkChecksums));
         await FlushAsync(cancellationToken).ConfigureAwait(false);
         return new BackupSummary

@@ -144,6 +144,35 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
+    public async Task AnEmptyEnvironmentAndAnInMemoryOneBackUpAndRestore()
+    {
+        var fileSystem = new MemoryFileSystem();
+        using (var empty = StorageEnvironment.Open(Options(fileSystem)))
+        {
+            var (backup, summary) = await BackupAsync(empty);
+            Assert.Equal(0, summary.TransactionId);
+            Assert.Equal(0, summary.PagesCopied);
+            var target = Options(fileSystem);
+            target.Path = "/empty-copy";
+            await RestoreAsync(backup, target);
+            using var copy = StorageEnvironment.Open(target);
+            AssertExactly(copy, 0);
+            AssertHealthy(copy);
+        }
+        using (var inMemory = StorageEnvironment.CreateInMemory())
+        {
+            Commit(inMemory, 1, 30);
+            var (backup, _) = await BackupAsync(inMemory);
+            var target = Options(fileSystem);
+            target.Path = "/from-memory";
+            await RestoreAsync(backup, target);
+            using var copy = StorageEnvironment.Open(target);
+            AssertExactly(copy, 30);
+            AssertHealthy(copy);
+        }
+    }
+
+    [Fact]
     public async Task ACancelledBackupStopsAndReleasesItsSnapshot()
     {
         var fileSystem = new MemoryFileSystem();

@@ -52,6 +52,8 @@ public sealed class ReplicaTests
         var stream = await ShipAsync(primary, 30);
         var records = RecordOffsets(stream);
         Assert.Equal(61, records.Count);
+        // Most pages travel as diffs, rebuilt on the replica's own copies of their base pages.
+        Assert.True(CountDiffs(stream) > 60, $"only {CountDiffs(stream)} diffs in the stream");
         // Cut in the middle of the 25th record (transaction 55).
         int cut = (records[24] + records[25]) / 2;
         var truncated = await Assert.ThrowsAsync<CorruptionException>(() => ApplyAsync(replica, stream.AsMemory(0, cut)));

@@ -74,6 +74,20 @@ internal static class ReplicationStreams
         return offsets;
     }
 
+    /// <summary>Pages a shipping stream carries as diffs rather than full images.</summary>
+    public static int CountDiffs(byte[] stream)
+    {
+        var offsets = RecordOffsets(stream);
+        int diffs = 0;
+        for (int r = 0; r + 1 < offsets.Count; r++)
+        {
+            int runs = BinaryPrimitives.ReadInt32LittleEndian(stream.AsSpan(offsets[r] + 4));
+            for (int i = 0; i < runs; i++)
+                if (BinaryPrimitives.ReadInt64LittleEndian(stream.AsSpan(offsets[r] + RecordHeaderSize + i * 24 + 16)) != long.MinValue) diffs++;
+        }
+        return diffs;
+    }
+
     /// <summary>Every tree's entries, for comparing two environments or two moments of one reader.</summary>
     public static List<(string Tree, byte[] Key, byte[] Value)> Dump(Transaction transaction)
     {
