@@ -3,6 +3,10 @@
 # the disk that holds the files (synced direct writes with dd), as BENCHMARKS.md reports them.
 # Usage: benchmarks/StorageEngine.Benchmarks/run.sh [extra BenchmarkDotNet arguments]
 # The files go to $STORAGEENGINE_BENCH_DIR (default: the system temp directory).
+# $STORAGEENGINE_BENCH_FILTER picks the benchmarks (default '*': all, including the peer suite, about 10 minutes
+# more on 2 cores; '*Peer*' is the peer suite alone, '*Commit*' '*ReadBenchmarks*' the engine-only classes).
+# $STORAGEENGINE_BENCH_ENGINES (comma-separated) narrows the engines of the peer suite; an engine whose library
+# is missing is left out with a note.
 set -euo pipefail
 cd "$(dirname "$0")"
 dir="${STORAGEENGINE_BENCH_DIR:-${TMPDIR:-/tmp}}"
@@ -25,4 +29,4 @@ dd if=/dev/zero of="$probe" bs=1M count=512 oflag=direct 2>&1 | tail -1 | sed 's
 rm -f "$probe"
 
 echo "== BenchmarkDotNet"
-dotnet run -c Release --project . -- --filter '*' --job short "$@"
+dotnet run -c Release --project . -- --filter "${STORAGEENGINE_BENCH_FILTER:-*}" --job short "$@"

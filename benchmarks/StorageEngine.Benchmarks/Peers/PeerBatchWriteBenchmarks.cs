@@ -3,16 +3,6 @@ using StorageEngine.Peers;
 
 namespace StorageEngine.Benchmarks.Peers;
 
-/// <summary>How the keys of a write batch are chosen.</summary>
-public enum KeyOrder
-{
-    /// <summary>Ascending keys after the largest present one (appends).</summary>
-    Sequential,
-
-    /// <summary>Keys at uniformly random places in the key space (new keys among the present ones).</summary>
-    Random,
-}
-
 /// <summary>
 /// One write transaction of <see cref="BatchSize"/> puts (16-byte keys, 100-byte values), committed at each
 /// engine's "durable on commit" tier (<see cref="DurabilityTier.Durable"/>: the commit is on the device when

@@ -55,10 +55,19 @@ public static class PeerData
             var before = Listing(source);
             try
             {
-                foreach (var (name, _) in before)
+                foreach (var (name, length) in before)
                 {
                     string copy = Path.Combine(target, name);
-                    File.Copy(Path.Combine(source, name), copy);
+                    try
+                    {
+                        File.Copy(Path.Combine(source, name), copy);
+                    }
+                    catch (IOException) when (length == 0 && File.Exists(Path.Combine(source, name)))
+                    {
+                        // An empty lock file held with flock(LOCK_EX) (StorageEngine's LOCK): .NET opens the source
+                        // with flock(LOCK_SH), which that refuses. Its content is nothing, so an empty file is a copy.
+                        File.WriteAllBytes(copy, []);
+                    }
                     if (sync) FlushToDisk(copy);
                 }
             }
