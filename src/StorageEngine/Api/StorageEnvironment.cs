@@ -295,7 +295,14 @@ public sealed partial class StorageEnvironment : IDisposable
         var sealedPages = new List<CommittedRun>();
         long bytes = 0;
         // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
-        _data.EnsureCapacity(state.PageCount, state.TransactionId);
+        try
+        {
+            _data.EnsureCapacity(state.PageCount, state.TransactionId);
+        }
+        catch (IOException e)
+        {
+            throw new StorageException($"The data file could not grow to {state.PageCount} pages ({e.Message}); the transaction was not committed and earlier commits are intact.", e);
+        }
         pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, out byte[]? diffs);
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
         var encoded = new byte[EnvironmentState.Size];

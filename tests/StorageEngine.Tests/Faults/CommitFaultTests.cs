@@ -171,7 +171,7 @@ public sealed class CommitFaultTests
         AssertHealthy(reopened);
     }
 
-    [Fact(Skip = "BUG: a commit that fails to grow the data file (ENOSPC in PrepareCommit's EnsureCapacity) throws the bare IOException, although WriteTransaction.Commit documents StorageException for write failures")]
+    [Fact]
     public void AFullDiskWhileGrowingTheDataFileSurfacesAsStorageException()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());

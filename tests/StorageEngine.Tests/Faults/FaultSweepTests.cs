@@ -14,13 +14,17 @@ namespace StorageEngine.Tests.Faults;
 /// acknowledged commit is there, nothing partial, and the environment checks healthy.
 /// </summary>
 /// <remarks>
-/// By default every position of the 30-commit workload is swept (about 120 writes, 12 or 42 syncs, 4 growths, 10
+/// By default every position of the 30-commit workload is swept (about 110 writes, 12 or 42 syncs, 4 growths, 7
 /// directory changes), capped at an even spread of 150 positions per operation should the workload grow.
-/// STORAGEENGINE_FAULT_SWEEP=full sweeps every position of a 150-commit workload.
+/// STORAGEENGINE_FAULT_SWEEP=full sweeps every position of a 150-commit workload, four times with different seeds
+/// (each fault kind in turn at every write position; different landings, keeps, tears and orders after a crash).
 /// </remarks>
 public sealed class FaultSweepTests(ITestOutputHelper output)
 {
     private static readonly bool Full = string.Equals(Environment.GetEnvironmentVariable("STORAGEENGINE_FAULT_SWEEP"), "full", StringComparison.OrdinalIgnoreCase);
+
+    /// <summary>Runs per position, each with its own seed: one by default, four in the full sweep.</summary>
+    private static readonly int SeedsPerPosition = Full ? 4 : 1;
 
     /// <summary>Positions tried per operation by default; the short workload has fewer, so all of them run.</summary>
     private const int DefaultPositionsPerOperation = 150;
@@ -55,16 +59,20 @@ public sealed class FaultSweepTests(ITestOutputHelper output)
             int count = counting.Count(operation);
             foreach (int position in Positions(count))
             {
-                var kind = crash ? FaultKind.Crash : FailureKind(operation, position);
-                var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal, seed: position);
-                fileSystem.Arm(new Fault(operation, position, kind));
-                var run = new FaultRun(fileSystem, workload, seed: position * 31 + (int)operation);
-                run.Run();
-                cases++;
-                if (fileSystem.HasFired) fired++;
-                inDoubtKept += run.InDoubtKept;
-                reopens += run.ForcedReopens;
-                foreach (var (key, n) in run.Failures) failures[key] = failures.GetValueOrDefault(key) + n;
+                for (int seed = 0; seed < SeedsPerPosition; seed++)
+                {
+                    // The seed decides what of a crashed call lands and what the power loss keeps, tears and reorders.
+                    var kind = crash ? FaultKind.Crash : FailureKind(operation, position + seed);
+                    var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal, seed: position + 1000 * seed);
+                    fileSystem.Arm(new Fault(operation, position, kind));
+                    var run = new FaultRun(fileSystem, workload, seed: position * 31 + (int)operation + 1000 * seed);
+                    run.Run();
+                    cases++;
+                    if (fileSystem.HasFired) fired++;
+                    inDoubtKept += run.InDoubtKept;
+                    reopens += run.ForcedReopens;
+                    foreach (var (key, n) in run.Failures) failures[key] = failures.GetValueOrDefault(key) + n;
+                }
             }
             output.WriteLine($"{operation}: {count} calls in the workload");
         }

@@ -12,6 +12,7 @@ namespace StorageEngine.Tests.Stress;
 /// long-held readers are gone the data file stops growing, and process memory stays bounded.
 /// </summary>
 /// <remarks>STORAGEENGINE_STRESS_SECONDS sets how long it runs (default one second per target).</remarks>
+[Collection(StressCollection.Name)]
 public sealed class BankTransferStressTests(ITestOutputHelper output)
 {
     private const int Accounts = 300;
@@ -49,7 +50,7 @@ public sealed class BankTransferStressTests(ITestOutputHelper output)
                 Interlocked.Increment(ref snapshotsChecked);
             }
         })).ToList();
-        readers.AddRange(Enumerable.Range(0, 2).Select(h => Start(() =>
+        var holders = Enumerable.Range(0, 2).Select(h => Start(() =>
         {
             // Holds a snapshot across many commits, checks it now and then, and finds it unchanged.
             while (!holdersStop.IsCancellationRequested)
@@ -65,7 +66,7 @@ public sealed class BankTransferStressTests(ITestOutputHelper output)
                 }
                 Interlocked.Increment(ref longHolds);
             }
-        })));
+        })).ToArray();
 
         var samples = new ConcurrentQueue<string>();
         var sampler = Start(() =>
@@ -81,14 +82,19 @@ public sealed class BankTransferStressTests(ITestOutputHelper output)
             }
         });
 
-        // Half the time with long-held readers, then without: pages they pinned are reused and the file settles.
+        // Half the time with long-held readers, then without: the pages they pinned are reused and the file
+        // settles. Measured once the holders are gone and the writer has moved on, then again at the end.
         await Task.Delay(StressEnvironment.Duration / 2);
         holdersStop.Cancel();
+        await StressEnvironment.AssertFinish(holders, "the long-held readers");
+        long holdersGoneAt = Interlocked.Read(ref commits);
         await Task.Delay(StressEnvironment.Duration / 4);
+        while (Interlocked.Read(ref commits) < holdersGoneAt + 100 && !writer.IsCompleted) await Task.Delay(10);
         var settled = environment.GetStatistics();
         long settledCommits = Interlocked.Read(ref commits);
         long settledPrivate = PrivateBytes();
         await Task.Delay(StressEnvironment.Duration / 4);
+        while (Interlocked.Read(ref commits) < settledCommits + 100 && !writer.IsCompleted) await Task.Delay(10);
         stop.Cancel();
         await StressEnvironment.AssertFinish(readers.Append(writer).Append(sampler), "the readers and the writer");
         var end = environment.GetStatistics();

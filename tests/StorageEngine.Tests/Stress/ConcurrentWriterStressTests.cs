@@ -9,6 +9,7 @@ namespace StorageEngine.Tests.Stress;
 /// tears and reorders unsynced writes) every commit each thread saw acknowledged is there, and nothing else.
 /// </summary>
 /// <remarks>STORAGEENGINE_STRESS_SECONDS sets how long the writers run (default one second per case).</remarks>
+[Collection(StressCollection.Name)]
 public sealed class ConcurrentWriterStressTests(ITestOutputHelper output)
 {
     [Theory]
