@@ -303,7 +303,7 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             throw new StorageException($"The data file could not grow to {state.PageCount} pages ({e.Message}); the transaction was not committed and earlier commits are intact.", e);
         }
-        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, out byte[]? diffs);
+        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, diffInPlacePages: Durability == DurabilityMode.Safe, out byte[]? diffs);
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
         var encoded = new byte[EnvironmentState.Size];
         System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
@@ -595,7 +595,7 @@ public sealed partial class StorageEnvironment : IDisposable
             // until the new session's header is written a crash simply leads to another rebuild.
             var sealedPages = new List<CommittedRun>();
             var runs = new List<JournalPageRun>();
-            pages.Seal(sealedPages, runs, encodeDiffs: false, out _);
+            pages.Seal(sealedPages, runs, encodeDiffs: false, diffInPlacePages: false, out _);
             try
             {
                 WriteRuns(runs);

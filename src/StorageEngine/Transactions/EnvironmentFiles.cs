@@ -72,13 +72,15 @@ internal static unsafe class EnvironmentFiles
             {
                 var reader = new JournalReader(fs, directory, header.EnvironmentId, header.SessionId, previousLazy, header.PageSize);
                 long started = System.Diagnostics.Stopwatch.GetTimestamp();
+                var changedInPlace = new HashSet<long>();
                 long last = reader.Replay(header.JournalFileNumber, header.CheckpointTransactionId, record =>
                 {
                     if (readOnly)
                         throw NeedsRecovery(directory, $"its journal holds transaction {record.TransactionId}, committed after the last checkpoint (transaction {header.CheckpointTransactionId})");
-                    state = Apply(file, header, record);
+                    state = Apply(file, header, record, changedInPlace);
                     replayed++;
                 });
+                VerifyChangedInPlace(file, header.PageSize, changedInPlace);
                 var numbers = reader.FileNumbers();
                 nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
                 if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
@@ -151,7 +153,8 @@ internal static unsafe class EnvironmentFiles
             throw new CorruptionException(file.Path, 0, $"the checkpoint header says the file holds {state.PageCount} pages, but it is only {file.Length} bytes long.");
     }
 
-    private static EnvironmentState Apply(IStorageFile file, in DataFileHeader header, JournalRecord record)
+    // changedInPlace collects pages rebuilt from diffs against themselves, checked once all records are replayed.
+    private static EnvironmentState Apply(IStorageFile file, in DataFileHeader header, JournalRecord record, HashSet<long> changedInPlace)
     {
         var state = MemoryMarshal.Read<EnvironmentState>(record.State);
         if (state.TransactionId != record.TransactionId || state.PageCount < FreeSpaceMap.FirstBitmapPage + 1)
@@ -170,8 +173,25 @@ internal static unsafe class EnvironmentFiles
             page ??= new byte[header.PageSize];
             Rebuild(file, header.PageSize, state.PageCount, record, first, basePage, bytes, page);
             file.Write(first * header.PageSize, page);
+            if (basePage == first) changedInPlace.Add(first);
         }
         return state;
+    }
+
+    private static unsafe void VerifyChangedInPlace(IStorageFile file, int pageSize, HashSet<long> pages)
+    {
+        if (pages.Count == 0) return;
+        var buffer = new byte[pageSize];
+        foreach (long pageNumber in pages)
+        {
+            file.Read(pageNumber * pageSize, buffer);
+            fixed (byte* p = buffer)
+            {
+                if (!PageChecksum.IsValid(p, pageSize, pageNumber))
+                    throw new CorruptionException(file.Path, pageNumber * pageSize,
+                        $"page {pageNumber}, rebuilt from the journal's diffs against the data file's copy, fails its checksum: the data file's copy was damaged.");
+            }
+        }
     }
 
     /// <summary>
@@ -194,6 +214,10 @@ internal static unsafe class EnvironmentFiles
         }
         if (!PageDiff.TryApply(diff, page))
             throw new CorruptionException(file.Path, 0, $"journal record {record.TransactionId} carries a malformed diff for page {pageNumber}.");
+        // A page diffed against itself (a bitmap page, changed in place) may start from any version the data
+        // file holds between the checkpoint and the journal's end; only once every record is replayed must it
+        // be the last one, which VerifyChangedInPlace checks.
+        if (basePage == pageNumber) return;
         fixed (byte* p = page)
         {
             if (!PageChecksum.IsValid(p, pageSize, pageNumber))

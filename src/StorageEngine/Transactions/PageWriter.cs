@@ -154,8 +154,11 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         {
             Buffer.MemoryCopy(CommittedPage(pageNumber), buffer.Pointer, PageSize, PageSize);
         }
-        // Bitmap pages change in place, so the data file may hold any later version of them at recovery: no diff.
-        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false, BasePage = JournalPageRun.FullImage };
+        // A bitmap page changes in place: its diff is against its own committed version (see Seal).
+        _dirty[pageNumber] = new DirtyRun
+        {
+            Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false, BasePage = create ? JournalPageRun.ZeroPage : pageNumber,
+        };
         return buffer.Pointer;
     }
 
@@ -164,8 +167,12 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// their buffers to the caller (<see cref="Discard"/> no longer frees them). With
     /// <paramref name="diffs"/>, tree pages that changed little from their base are journaled as diffs, encoded
     /// into an array rented from the shared pool that the caller returns once the record is written.
+    /// A page changed in place (a bitmap page) is diffed against its own committed version only with
+    /// <paramref name="diffInPlacePages"/>: replaying such a diff onto whatever version the data file holds is
+    /// exact only when the data file never holds a version newer than the journal (Safe mode: pages go there
+    /// after their record is durable), since bits the diff leaves alone must already be right.
     /// </summary>
-    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, out byte[]? diffs)
+    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, bool diffInPlacePages, out byte[]? diffs)
     {
         _order.Clear();
         _order.AddRange(_dirty.Keys);
@@ -175,7 +182,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         if (encodeDiffs)
         {
             int candidates = 0;
-            foreach (var run in _dirty.Values) if (run.BasePage != JournalPageRun.FullImage) candidates++;
+            foreach (var (page, run) in _dirty) if (Diffable(page, run, diffInPlacePages)) candidates++;
             if (candidates > 0) diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize));
         }
         foreach (long page in _order)
@@ -189,7 +196,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
             pages.Add(committed);
             var journalRun = committed.ToJournalRun();
-            if (diffs is not null && run.BasePage != JournalPageRun.FullImage)
+            if (diffs is not null && Diffable(page, run, diffInPlacePages))
             {
                 var basePage = run.BasePage == JournalPageRun.ZeroPage ? default : new ReadOnlySpan<byte>(CommittedPage(run.BasePage), PageSize);
                 int length = PageDiff.Encode(basePage, new ReadOnlySpan<byte>(run.Buffer.Pointer, PageSize), diffs.AsSpan(diffLength));
@@ -203,6 +210,9 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
         _dirty.Clear();
     }
+
+    private static bool Diffable(long page, DirtyRun run, bool diffInPlacePages) =>
+        run.BasePage != JournalPageRun.FullImage && (run.BasePage != page || diffInPlacePages);
 
     /// <summary>
     /// After the pages reached the data file: what this process wrote needs no checksum check on first read.

@@ -28,20 +28,20 @@ public sealed class CheckpointFaultTests
         var options = Options(fileSystem);
         var environment = StorageEnvironment.Open(options);
         // Enough to fill the first 1 MiB journal file, so the checkpoint has a file to recycle.
-        Commit(environment, 1, 160);
+        Commit(environment, 1, 400);
         fileSystem.Arm(new Fault(operation, nth, kind));
         var failure = Assert.ThrowsAny<Exception>(() => environment.Checkpoint());
         Assert.True(failure is IOException or StorageException && failure is not CorruptionException, $"the checkpoint threw {failure}");
         Assert.True(fileSystem.HasFired);
         fileSystem.Clear();
-        AssertExactly(environment, 160);
+        AssertExactly(environment, 400);
 
         // Commits go on, or the environment asks to be reopened.
-        long committed = 160;
+        long committed = 400;
         try
         {
-            Commit(environment, 161, 170);
-            committed = 170;
+            Commit(environment, 401, 410);
+            committed = 410;
         }
         catch (StorageException e)
         {

@@ -41,7 +41,9 @@ public sealed class CommitFaultTests
         // Bytes that landed despite the error make a whole record: replayed, or dropped as a torn tail.
         environment = StorageEnvironment.Open(options);
         long recovered = environment.LastCommittedTransactionId;
-        Assert.Equal(kind == FaultKind.LandedThenFailed ? 21 : 20, recovered);
+        // A short write of a one-block record can land every byte its checksum covers (the rest is padding).
+        if (kind == FaultKind.ShortWrite) Assert.InRange(recovered, 20, 21);
+        else Assert.Equal(kind == FaultKind.LandedThenFailed ? 21 : 20, recovered);
         AssertExactly(environment, recovered);
         Commit(environment, recovered + 1, recovered + 10);
         environment.SimulateCrash();
@@ -137,7 +139,9 @@ public sealed class CommitFaultTests
 
             using var reopened = StorageEnvironment.Open(options);
             long recovered = reopened.LastCommittedTransactionId;
-            Assert.Equal(powerLoss ? 15 : 16, recovered);
+            // After a power loss the unsynced record survives or not, but never in part.
+            if (powerLoss) Assert.InRange(recovered, 15, 16);
+            else Assert.Equal(16, recovered);
             AssertExactly(reopened, recovered);
             AssertHealthy(reopened);
         }
