@@ -131,59 +131,6 @@ internal sealed class JournalReader
     private string PathOf(long number) => Path.Combine(_directory, JournalFileNames.ForNumber(number));
 
     /// <summary>The record at <paramref name="offset"/>, or null when there is no intact record of this environment.</summary>
-    private JournalRecord? TryRead(IStorageFile file, long fileNumber, long offset)
-    {
-        if (offset + JournalRecordHeader.BlockSize > file.Length) return null;
-        var block = new byte[JournalRecordHeader.BlockSize];
-        if (file.Read(offset, block) != block.Length) return null;
-        var header = MemoryMarshal.Read<JournalRecordHeader>(block);
-        if (header.Magic == JournalRecordHeader.FormatOneMagic && header.EnvironmentId == _environmentId && header.SessionId == _sessionId)
-            throw new StorageException($"'{file.Path}' holds journal records of format 1, written by an older version of StorageEngine and not yet checkpointed. Open the environment once with that version and close it cleanly, then open it with this one.");
-        if (header.Magic != JournalRecordHeader.MagicValue) return null;
-        if (header.PageSize != _pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
-            || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)
-            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
-            || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
-            return null;
-
-        var bytes = new byte[header.TotalLength];
-        if (file.Read(offset, bytes) != bytes.Length) return null;
-        long payload = JournalRecordHeader.AlignUp(header.HeaderLength);
-        long diffs = JournalRecordHeader.HeaderLengthFor(header.RunCount);
-        for (int i = 0; i < header.RunCount; i++)
-        {
-            var entry = bytes.AsSpan(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize);
-            long firstPage = MemoryMarshal.Read<long>(entry);
-            int pageCount = MemoryMarshal.Read<int>(entry[8..]);
-            int diffLength = MemoryMarshal.Read<int>(entry[12..]);
-            long basePage = MemoryMarshal.Read<long>(entry[16..]);
-            if (firstPage < 0 || pageCount <= 0 || diffLength < 0) return null;
-            if (basePage == JournalPageRun.FullImage)
-            {
-                if (diffLength != 0) return null;
-                payload += (long)pageCount * _pageSize;
-            }
-            else
-            {
-                if (pageCount != 1 || basePage < JournalPageRun.ZeroPage) return null;
-                diffs += diffLength;
-            }
-        }
-        if (payload != header.TotalLength || diffs != header.HeaderLength) return null;
-
-        // The checksum covers the header and table (checksum field as zero) and the runs, not the padding.
-        var check = bytes.AsSpan();
-        uint stored = header.Checksum;
-        MemoryMarshal.Write(check[44..], 0u);
-        uint crc = Crc32C.Append(Crc32C.Start, check[..header.HeaderLength]);
-        crc = Crc32C.Finish(Crc32C.Append(crc, check[(int)JournalRecordHeader.AlignUp(header.HeaderLength)..]));
-        MemoryMarshal.Write(check[44..], stored);
-        if (crc != stored) return null;
-        if (header.EnvironmentId != _environmentId)
-            throw new CorruptionException(file.Path, offset, $"the journal record belongs to another environment (id {header.EnvironmentId:X16}, expected {_environmentId:X16}).");
-        // A record of an earlier session is what a reused file left behind: already applied, or lost with a
-        // Lazy session's power loss. Either way it is not part of this journal.
-        if (header.SessionId != _sessionId) return null;
-        return new JournalRecord(bytes, fileNumber, offset);
-    }
+    private JournalRecord? TryRead(IStorageFile file, long fileNumber, long offset) =>
+        JournalRecord.TryRead(file, fileNumber, offset, _pageSize, _environmentId, _sessionId);
 }

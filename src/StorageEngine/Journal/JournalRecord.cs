@@ -1,32 +1,43 @@
 using System.Runtime.InteropServices;
+using StorageEngine.Common;
+using StorageEngine.Platform;
 
 namespace StorageEngine.Journal;
 
-/// <summary>A record read back from a journal file, checksum verified.</summary>
+/// <summary>A record read back from a journal file, its layout and checksum verified.</summary>
 internal sealed class JournalRecord
 {
-    private readonly byte[] _bytes;
-
-    public JournalRecord(byte[] bytes, long fileNumber, long offset)
+    private JournalRecord(byte[] bytes, List<JournalRecordRun> runs, long fileNumber, long offset)
     {
-        _bytes = bytes;
+        Bytes = bytes;
+        Runs = runs;
         FileNumber = fileNumber;
         Offset = offset;
     }
+
+    /// <summary>The whole record, padding included.</summary>
+    public byte[] Bytes { get; }
+
+    /// <summary>The runs in table order.</summary>
+    public List<JournalRecordRun> Runs { get; }
 
     public long FileNumber { get; }
 
     public long Offset { get; }
 
-    private ref readonly JournalRecordHeader Header => ref MemoryMarshal.AsRef<JournalRecordHeader>(_bytes.AsSpan(0, JournalRecordHeader.Size));
+    private ref readonly JournalRecordHeader Header => ref MemoryMarshal.AsRef<JournalRecordHeader>(Bytes.AsSpan(0, JournalRecordHeader.Size));
 
     public long TransactionId => Header.TransactionId;
 
     public long TotalLength => Header.TotalLength;
 
-    public int RunCount => Header.RunCount;
+    public int RunCount => Runs.Count;
 
-    public ReadOnlySpan<byte> State => _bytes.AsSpan(64, JournalRecordHeader.StateSize);
+    /// <summary>The environment state after the transaction (opaque to the journal).</summary>
+    public ReadOnlySpan<byte> State => Bytes.AsSpan(64, JournalRecordHeader.StateSize);
+
+    /// <summary>A run's bytes: its full images, or its <see cref="PageDiff"/>.</summary>
+    public ReadOnlySpan<byte> Data(JournalRecordRun run) => Bytes.AsSpan(run.Offset, run.Length);
 
     /// <summary>
     /// The i-th run: its first page, page count, and bytes: the full image, or when
@@ -35,26 +46,81 @@ internal sealed class JournalRecord
     /// </summary>
     public ReadOnlySpan<byte> GetRun(int index, out long firstPage, out int pageCount, out long basePage)
     {
-        firstPage = Entry(index, out pageCount, out int diffLength, out basePage);
-        long diffAt = JournalRecordHeader.HeaderLengthFor(RunCount);
-        long imageAt = JournalRecordHeader.AlignUp(Header.HeaderLength);
-        for (int i = 0; i < index; i++)
-        {
-            Entry(i, out int count, out int length, out long previousBase);
-            if (previousBase == JournalPageRun.FullImage) imageAt += (long)count * Header.PageSize;
-            else diffAt += length;
-        }
-        return basePage == JournalPageRun.FullImage
-            ? _bytes.AsSpan((int)imageAt, pageCount * Header.PageSize)
-            : _bytes.AsSpan((int)diffAt, diffLength);
+        var run = Runs[index];
+        (firstPage, pageCount, basePage) = (run.FirstPage, run.PageCount, run.BasePage);
+        return Data(run);
     }
 
-    private long Entry(int index, out int pageCount, out int diffLength, out long basePage)
+    /// <summary>
+    /// Reads and verifies the record at <paramref name="offset"/>: null when there is none, or it is torn,
+    /// damaged, malformed, or of another session (what a reused file left behind).
+    /// </summary>
+    /// <exception cref="CorruptionException">An intact record of another environment.</exception>
+    /// <exception cref="StorageException">A record of this session in journal format 1, which this version does not replay.</exception>
+    public static JournalRecord? TryRead(IStorageFile file, long fileNumber, long offset, int pageSize, long environmentId, long sessionId)
     {
-        var table = _bytes.AsSpan(JournalRecordHeader.Size + index * JournalRecordHeader.RunEntrySize, JournalRecordHeader.RunEntrySize);
-        pageCount = MemoryMarshal.Read<int>(table[8..]);
-        diffLength = MemoryMarshal.Read<int>(table[12..]);
-        basePage = MemoryMarshal.Read<long>(table[16..]);
-        return MemoryMarshal.Read<long>(table);
+        if (offset + JournalRecordHeader.BlockSize > file.Length) return null;
+        var block = new byte[JournalRecordHeader.BlockSize];
+        if (file.Read(offset, block) != block.Length) return null;
+        var header = MemoryMarshal.Read<JournalRecordHeader>(block);
+        if (header.Magic == JournalRecordHeader.FormatOneMagic && header.EnvironmentId == environmentId && header.SessionId == sessionId)
+            throw new StorageException($"'{file.Path}' holds journal records of format 1, written by an older version of StorageEngine and not yet checkpointed. Open the environment once with that version and close it cleanly, then open it with this one.");
+        if (header.Magic != JournalRecordHeader.MagicValue) return null;
+        if (header.PageSize != pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
+            || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)
+            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
+            || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
+            return null;
+
+        var bytes = new byte[header.TotalLength];
+        if (file.Read(offset, bytes) != bytes.Length) return null;
+        var runs = ReadRuns(bytes, header, pageSize);
+        if (runs is null) return null;
+
+        // The checksum covers the header, table and diffs (checksum field as zero) and the full images, not the padding.
+        var check = bytes.AsSpan();
+        uint stored = header.Checksum;
+        MemoryMarshal.Write(check[44..], 0u);
+        uint crc = Crc32C.Append(Crc32C.Start, check[..header.HeaderLength]);
+        crc = Crc32C.Finish(Crc32C.Append(crc, check[(int)JournalRecordHeader.AlignUp(header.HeaderLength)..]));
+        MemoryMarshal.Write(check[44..], stored);
+        if (crc != stored) return null;
+        if (header.EnvironmentId != environmentId)
+            throw new CorruptionException(file.Path, offset, $"the journal record belongs to another environment (id {header.EnvironmentId:X16}, expected {environmentId:X16}).");
+        // A record of an earlier session is what a reused file left behind: already applied, or lost with a
+        // Lazy session's power loss. Either way it is not part of this journal.
+        if (header.SessionId != sessionId) return null;
+        return new JournalRecord(bytes, runs, fileNumber, offset);
+    }
+
+    /// <summary>The run table, checked against the layout: diffs after the table, full images after the padding.</summary>
+    private static List<JournalRecordRun>? ReadRuns(byte[] bytes, in JournalRecordHeader header, int pageSize)
+    {
+        long images = JournalRecordHeader.AlignUp(header.HeaderLength);
+        long diffs = JournalRecordHeader.HeaderLengthFor(header.RunCount);
+        var runs = new List<JournalRecordRun>(header.RunCount);
+        for (int i = 0; i < header.RunCount; i++)
+        {
+            var entry = bytes.AsSpan(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize);
+            long firstPage = MemoryMarshal.Read<long>(entry);
+            int pageCount = MemoryMarshal.Read<int>(entry[8..]);
+            int diffLength = MemoryMarshal.Read<int>(entry[12..]);
+            long basePage = MemoryMarshal.Read<long>(entry[16..]);
+            if (firstPage < 0 || pageCount <= 0 || diffLength < 0) return null;
+            if (basePage == JournalPageRun.FullImage)
+            {
+                long length = (long)pageCount * pageSize;
+                if (diffLength != 0 || images + length > header.TotalLength) return null;
+                runs.Add(new JournalRecordRun(firstPage, pageCount, basePage, (int)images, (int)length));
+                images += length;
+            }
+            else
+            {
+                if (pageCount != 1 || basePage < JournalPageRun.ZeroPage || diffs + diffLength > header.HeaderLength) return null;
+                runs.Add(new JournalRecordRun(firstPage, pageCount, basePage, (int)diffs, diffLength));
+                diffs += diffLength;
+            }
+        }
+        return images == header.TotalLength && diffs == header.HeaderLength ? runs : null;
     }
 }

@@ -19,7 +19,6 @@ internal sealed class JournalTail : IDisposable
     private readonly long _environmentId;
     private readonly long _sessionId;
     private readonly int _pageSize;
-    private readonly byte[] _block = new byte[JournalRecordHeader.BlockSize];
     private IStorageFile? _file;
     private long _openFileNumber = -1;
 
@@ -86,7 +85,7 @@ internal sealed class JournalTail : IDisposable
     /// <param name="lastFile">The journal file of the last published record: the wanted one is in no later file.</param>
     /// <param name="skipped">Told of each earlier record passed over.</param>
     /// <exception cref="CorruptionException">The record is missing or out of order: the journal is damaged.</exception>
-    public TailRecord Next(long transactionId, long lastFile, Action<TailRecord>? skipped)
+    public JournalRecord Next(long transactionId, long lastFile, Action<JournalRecord>? skipped)
     {
         while (true)
         {
@@ -96,12 +95,12 @@ internal sealed class JournalTail : IDisposable
                 long id = record.TransactionId;
                 if (id == transactionId)
                 {
-                    Offset += record.Length;
+                    Offset += record.TotalLength;
                     return record;
                 }
                 if (id < transactionId)
                 {
-                    Offset += record.Length;
+                    Offset += record.TotalLength;
                     skipped?.Invoke(record);
                     continue;
                 }
@@ -117,53 +116,10 @@ internal sealed class JournalTail : IDisposable
     private string PathOf(long number) => Path.Combine(_directory, JournalFileNames.ForNumber(number));
 
     /// <summary>The intact record of this session at the offset, or null.</summary>
-    private TailRecord? TryRead(long fileNumber, long offset)
+    private JournalRecord? TryRead(long fileNumber, long offset)
     {
         var file = Open(fileNumber);
-        if (file is null || offset + JournalRecordHeader.BlockSize > file.Length) return null;
-        if (file.Read(offset, _block) != _block.Length) return null;
-        var header = MemoryMarshal.Read<JournalRecordHeader>(_block);
-        if (header.Magic != JournalRecordHeader.MagicValue || header.SessionId != _sessionId || header.PageSize != _pageSize
-            || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
-            || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)
-            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
-            || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
-            return null;
-        var bytes = new byte[header.TotalLength];
-        if (file.Read(offset, bytes) != bytes.Length) return null;
-        // The layout checks of the journal reader: full images after the padding, diffs after the table.
-        long images = JournalRecordHeader.AlignUp(header.HeaderLength);
-        long diffs = JournalRecordHeader.HeaderLengthFor(header.RunCount);
-        var runs = new List<TailRun>(header.RunCount);
-        for (int i = 0; i < header.RunCount; i++)
-        {
-            var entry = bytes.AsSpan(JournalRecordHeader.Size + i * JournalRecordHeader.RunEntrySize);
-            long firstPage = MemoryMarshal.Read<long>(entry);
-            int pageCount = MemoryMarshal.Read<int>(entry[8..]);
-            int diffLength = MemoryMarshal.Read<int>(entry[12..]);
-            long basePage = MemoryMarshal.Read<long>(entry[16..]);
-            if (firstPage < 0 || pageCount <= 0 || diffLength < 0) return null;
-            if (basePage == JournalPageRun.FullImage)
-            {
-                if (diffLength != 0 || images + (long)pageCount * _pageSize > header.TotalLength) return null;
-                runs.Add(new TailRun(firstPage, pageCount, basePage, (int)images, pageCount * _pageSize));
-                images += (long)pageCount * _pageSize;
-            }
-            else
-            {
-                if (pageCount != 1 || basePage < JournalPageRun.ZeroPage || diffs + diffLength > header.HeaderLength) return null;
-                runs.Add(new TailRun(firstPage, pageCount, basePage, (int)diffs, diffLength));
-                diffs += diffLength;
-            }
-        }
-        if (images != header.TotalLength || diffs != header.HeaderLength) return null;
-        // As the journal reader checks it: header, table and diffs (checksum as zero), then the images, not the padding.
-        uint crc = FrameChecksum.Start(bytes.AsSpan(0, header.HeaderLength), 44);
-        crc = Crc32C.Finish(Crc32C.Append(crc, bytes.AsSpan((int)JournalRecordHeader.AlignUp(header.HeaderLength))));
-        if (crc != header.Checksum) return null;
-        if (header.EnvironmentId != _environmentId)
-            throw new CorruptionException(file.Path, offset, $"the journal record belongs to another environment (id {header.EnvironmentId:X16}, expected {_environmentId:X16}).");
-        return new TailRecord(bytes, runs);
+        return file is null ? null : JournalRecord.TryRead(file, fileNumber, offset, _pageSize, _environmentId, _sessionId);
     }
 
     private IStorageFile? Open(long fileNumber)

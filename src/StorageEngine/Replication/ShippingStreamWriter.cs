@@ -29,7 +29,7 @@ internal static class ShippingStreamWriter
     /// <param name="destination">The stream.</param>
     /// <param name="record">The journal record, as <see cref="JournalTail"/> read it.</param>
     /// <param name="previousStateChecksum">CRC-32C of the state before the transaction, when known.</param>
-    public static unsafe long WriteRecord(PipeWriter destination, TailRecord record, uint? previousStateChecksum)
+    public static unsafe long WriteRecord(PipeWriter destination, JournalRecord record, uint? previousStateChecksum)
     {
         var table = new byte[record.Runs.Count * ShippedRecordHeader.RunEntrySize];
         long payload = 0;
