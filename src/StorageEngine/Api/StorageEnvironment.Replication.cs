@@ -354,31 +354,15 @@ public sealed partial class StorageEnvironment
             {
                 var encoded = new byte[EnvironmentState.Size];
                 MemoryMarshal.Write(encoded, in state);
-                try
-                {
-                    journalFile = _journal.Append([new JournalEntry(state.TransactionId, encoded, runs)]).FileNumber;
-                }
-                catch (Exception e)
-                {
-                    _writeFailure = e;
-                    throw;
-                }
+                journalFile = AppendToJournal([new JournalEntry(state.TransactionId, encoded, runs)]);
             }
-            try
+            // These page numbers now hold other pages: their checksums are checked again on first read.
+            foreach (var run in runs)
             {
-                // These page numbers now hold other pages: their checksums are checked again on first read.
-                foreach (var run in runs)
-                {
-                    _verified.Remove(run.FirstPage, run.PageCount);
-                    _verifiedValues.Remove(run.FirstPage, run.PageCount);
-                }
-                WriteRuns(runs);
+                _verified.Remove(run.FirstPage, run.PageCount);
+                _verifiedValues.Remove(run.FirstPage, run.PageCount);
             }
-            catch (Exception e)
-            {
-                _writeFailure = e;
-                throw new StorageException("The replicated transaction is in the journal but writing its pages to the data file failed; reopen the replica to recover.", e);
-            }
+            WriteJournaledRuns(runs);
             var published = new Snapshot(state, _data.View, journalFile);
             Volatile.Write(ref _current, published);
             if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);

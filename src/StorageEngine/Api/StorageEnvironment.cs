@@ -346,9 +346,9 @@ public sealed partial class StorageEnvironment : IDisposable
                 _group.Clear();
                 long bytes = 0;
                 int taken = 0;
-                while (taken < _queue.Count && (taken == 0 || bytes + _queue[taken].PageBytes <= MaxGroupBytes))
+                while (taken < _queue.Count && (taken == 0 || bytes + _queue[taken].RecordBytes <= MaxGroupBytes))
                 {
-                    bytes += _queue[taken].PageBytes;
+                    bytes += _queue[taken].RecordBytes;
                     _group.Add(_queue[taken++]);
                 }
                 _queue.RemoveRange(0, taken);
@@ -423,32 +423,14 @@ public sealed partial class StorageEnvironment : IDisposable
             foreach (var member in group) _groupEntries.Add(member.ToJournalEntry());
             try
             {
-                long started = System.Diagnostics.Stopwatch.GetTimestamp();
-                journalFile = _journal.Append(_groupEntries).FileNumber;
-                long took = System.Diagnostics.Stopwatch.GetTimestamp() - started;
-                long average = Volatile.Read(ref _journalWriteTicks);
-                Volatile.Write(ref _journalWriteTicks, average == 0 ? took : average + (took - average) / 8);
-            }
-            catch (Exception e)
-            {
-                _writeFailure = e;
-                throw;
+                journalFile = AppendToJournal(_groupEntries);
             }
             finally
             {
                 _groupEntries.Clear();
             }
         }
-        try
-        {
-            foreach (var member in group) WriteRuns(member.Runs);
-        }
-        catch (Exception e)
-        {
-            // The records are durable, so recovery will apply them; this process can no longer write safely.
-            _writeFailure = e;
-            throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
-        }
+        foreach (var member in group) WriteJournaledRuns(member.Runs);
         foreach (var member in group)
         {
             PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
@@ -458,6 +440,43 @@ public sealed partial class StorageEnvironment : IDisposable
             OnCommitted(published);
         }
         if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+    }
+
+    /// <summary>
+    /// Writes records with one journal write and returns their file, keeping the running average of a write's
+    /// time. A failure refuses further writes: what was built on the records can no longer be trusted.
+    /// </summary>
+    private long AppendToJournal(List<JournalEntry> entries)
+    {
+        try
+        {
+            long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            long file = _journal!.Append(entries).FileNumber;
+            long took = System.Diagnostics.Stopwatch.GetTimestamp() - started;
+            long average = Volatile.Read(ref _journalWriteTicks);
+            Volatile.Write(ref _journalWriteTicks, average == 0 ? took : average + (took - average) / 8);
+            return file;
+        }
+        catch (Exception e)
+        {
+            _writeFailure = e;
+            throw;
+        }
+    }
+
+    /// <summary>Writes pages whose journal records are durable into the data file; a failure refuses further writes.</summary>
+    private void WriteJournaledRuns(List<JournalPageRun> runs)
+    {
+        try
+        {
+            WriteRuns(runs);
+        }
+        catch (Exception e)
+        {
+            // The records are durable, so recovery will apply them; this process can no longer write safely.
+            _writeFailure = e;
+            throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
+        }
     }
 
     /// <summary>Called after each commit is durable and published (for journal shipping); never throws.</summary>

@@ -28,7 +28,6 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly Queue<string> _freeFiles = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     private readonly List<NativeBuffer> _headers = new();
-    private readonly List<JournalEntry> _single = new(1);
     private IStorageFile _file;
     private long _offset;
     private long _freeCounter;
@@ -65,17 +64,6 @@ internal sealed unsafe class JournalWriter : IDisposable
 
     /// <summary>Records written since this writer was created (one per commit).</summary>
     public long RecordCount { get; private set; }
-
-    /// <summary>
-    /// Writes one record and returns where it ends. When this throws, nothing counts as written: the next
-    /// record goes to the same place.
-    /// </summary>
-    public JournalPosition Append(long transactionId, ReadOnlySpan<byte> state, IReadOnlyList<JournalPageRun> runs)
-    {
-        _single.Clear();
-        _single.Add(new JournalEntry(transactionId, state.ToArray(), runs));
-        return Append(_single);
-    }
 
     /// <summary>
     /// Writes consecutive records (a commit group) with one vectored write, all into the same file, and

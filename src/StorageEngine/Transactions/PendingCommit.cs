@@ -11,14 +11,14 @@ internal sealed class PendingCommit
 {
     private volatile bool _completed;
 
-    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long pageBytes)
+    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes)
     {
         Diffs = diffs;
         State = state;
         EncodedState = encodedState;
         Pages = pages;
         Runs = runs;
-        PageBytes = pageBytes;
+        RecordBytes = recordBytes;
     }
 
     public EnvironmentState State { get; }
@@ -47,7 +47,7 @@ internal sealed class PendingCommit
     }
 
     /// <summary>Bytes the record carries: full images and diffs.</summary>
-    public long PageBytes { get; }
+    public long RecordBytes { get; }
 
     /// <summary>The journal file its record went to.</summary>
     public long JournalFileNumber { get; set; }
