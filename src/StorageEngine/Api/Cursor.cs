@@ -12,6 +12,7 @@ public sealed class Cursor : IDisposable
     private readonly Transaction _transaction;
     private readonly TreeCursor _cursor;
     private readonly KeyRange _range;
+    private readonly bool _bounded;
     private bool _disposed;
     private bool _positioned;
 
@@ -20,6 +21,7 @@ public sealed class Cursor : IDisposable
         _transaction = transaction;
         _cursor = cursor;
         _range = range;
+        _bounded = range.Start is not null || range.End is not null;
     }
 
     /// <summary>True when the cursor stands on an entry.</summary>
@@ -117,19 +119,24 @@ public sealed class Cursor : IDisposable
         return _cursor.IsValid;
     }
 
-    private bool Bound(bool found) => _positioned = found && _range.Contains(_cursor.Key);
+    private bool Bound(bool found) => _positioned = found && (!_bounded || _range.Contains(_cursor.Key));
 
     private void ThrowIfUnusable()
     {
-        if (_disposed) throw new ObjectDisposedException(nameof(Cursor));
+        if (_disposed) ThrowDisposed();
         _transaction.ThrowIfInactive();
     }
+
+    private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(Cursor));
 
     private void ThrowIfUnpositioned()
     {
         ThrowIfUnusable();
-        if (!_positioned || !_cursor.IsValid) throw new InvalidOperationException("The cursor is not on an entry; a move returned false or none was made.");
+        if (!_positioned || !_cursor.IsValid) ThrowNotOnEntry();
     }
+
+    private static void ThrowNotOnEntry() =>
+        throw new InvalidOperationException("The cursor is not on an entry; a move returned false or none was made.");
 
     /// <summary>Releases the cursor.</summary>
     public void Dispose() => _disposed = true;

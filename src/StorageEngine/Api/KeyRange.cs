@@ -53,5 +53,5 @@ public readonly struct KeyRange
 
     /// <summary>True when <paramref name="key"/> lies in the range.</summary>
     public bool Contains(ReadOnlySpan<byte> key) =>
-        (Start is null || key.SequenceCompareTo(Start) >= 0) && (End is null || key.SequenceCompareTo(End) < 0);
+        (Start is null || BTrees.KeyOrder.Compare(key, Start) >= 0) && (End is null || BTrees.KeyOrder.Compare(key, End) < 0);
 }

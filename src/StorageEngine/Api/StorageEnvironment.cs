@@ -59,6 +59,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private long _journalWriteTicks;
     private readonly Checkpointer? _checkpointer;
     private Snapshot _current;
+    // Write transactions and replication applies in progress; readers are counted by their reader slots.
     private int _openTransactions;
     private int _disposeRequested;
     private int _closed;
@@ -177,29 +178,28 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Starts a read transaction on the latest committed snapshot. It never blocks and is never blocked by the writer.</summary>
     public ReadTransaction BeginRead()
     {
-        EnterTransaction();
-        int slot;
-        Snapshot snapshot;
-        try
+        ThrowIfDisposed();
+        // A reader is counted by its slot alone, not by _openTransactions: a counter every reader increments
+        // would be one cache line bouncing between all reading cores.
+        var snapshot = Volatile.Read(ref _current);
+        int slot = _readers.Register(snapshot.TransactionId);
+        // Announce, then check that the snapshot is still current: the writer either sees the announcement
+        // or published after it, in which case the reader moves to the newer snapshot.
+        while (true)
         {
-            snapshot = Volatile.Read(ref _current);
-            slot = _readers.Register(snapshot.TransactionId);
-            // Announce, then check that the snapshot is still current: the writer either sees the announcement
-            // or published after it, in which case the reader moves to the newer snapshot.
-            while (true)
-            {
-                var latest = Volatile.Read(ref _current);
-                if (ReferenceEquals(latest, snapshot)) break;
-                snapshot = latest;
-                _readers.Update(slot, snapshot.TransactionId);
-            }
+            var latest = Volatile.Read(ref _current);
+            if (ReferenceEquals(latest, snapshot)) break;
+            snapshot = latest;
+            _readers.Update(slot, snapshot.TransactionId);
         }
-        catch
+        // Registered (a full fence), then checked: Dispose either sees this slot or this reader sees Dispose.
+        if (IsDisposed)
         {
-            ExitTransaction();
-            throw;
+            EndRead(slot);
+            ThrowIfDisposed();
         }
-        return new ReadTransaction(this, snapshot, new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path), slot);
+        var pages = snapshot.ReadPages ?? snapshot.ShareReadPages(new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path));
+        return new ReadTransaction(this, snapshot, pages, slot);
     }
 
     /// <summary>
@@ -511,7 +511,7 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void EndRead(int slot)
     {
         _readers.Release(slot);
-        ExitTransaction();
+        if (IsDisposed) CloseIfIdle();
     }
 
     /// <summary>
@@ -667,14 +667,25 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal void ExitTransaction()
     {
-        if (Interlocked.Decrement(ref _openTransactions) == 0 && Volatile.Read(ref _disposeRequested) != 0) Close(clean: true);
+        if (Interlocked.Decrement(ref _openTransactions) == 0 && IsDisposed) CloseIfIdle();
+    }
+
+    /// <summary>Closes a disposed environment once no transaction of either kind is open.</summary>
+    private void CloseIfIdle()
+    {
+        if (Volatile.Read(ref _openTransactions) == 0 && _readers.Count == 0) Close(clean: true);
     }
 
     internal bool IsDisposed => Volatile.Read(ref _disposeRequested) != 0;
 
     internal void ThrowIfDisposed()
     {
-        if (IsDisposed) throw new ObjectDisposedException(nameof(StorageEnvironment), "The environment has been disposed.");
+        if (IsDisposed) ThrowDisposed();
+    }
+
+    private static void ThrowDisposed()
+    {
+        throw new ObjectDisposedException(nameof(StorageEnvironment), "The environment has been disposed.");
     }
 
     /// <summary>
@@ -684,7 +695,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposeRequested, 1) != 0) return;
-        if (Volatile.Read(ref _openTransactions) == 0) Close(clean: true);
+        CloseIfIdle();
     }
 
     /// <summary>Drops everything without a checkpoint or a flush, as if the process died (for tests).</summary>

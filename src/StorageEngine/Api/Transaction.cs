@@ -13,7 +13,9 @@ namespace StorageEngine;
 /// </summary>
 public abstract class Transaction : IDisposable
 {
-    private readonly Dictionary<string, Tree> _trees = new(StringComparer.Ordinal);
+    // Most transactions open one tree: it is kept in _lastTree, and the dictionary is made for a second one.
+    private Dictionary<string, Tree>? _trees;
+    private Tree? _lastTree;
     private BTree? _rootTree;
     // An int for Interlocked: ending a transaction from two threads at once must run its end only once.
     private int _disposed;
@@ -52,7 +54,8 @@ public abstract class Transaction : IDisposable
         set => _rootTree = value;
     }
 
-    internal IEnumerable<Tree> OpenedTrees => _trees.Values;
+    internal IEnumerable<Tree> OpenedTrees =>
+        _trees is not null ? _trees.Values : _lastTree is not null ? [_lastTree] : [];
 
     /// <summary>Opens an existing tree.</summary>
     /// <exception cref="KeyNotFoundException">No tree has that name.</exception>
@@ -63,19 +66,42 @@ public abstract class Transaction : IDisposable
     public bool TryOpenTree(string name, [NotNullWhen(true)] out Tree? tree)
     {
         ThrowIfInactive();
-        if (_trees.TryGetValue(name, out tree)) return !tree.IsDropped;
+        tree = FindOpened(name);
+        if (tree is not null) return !tree.IsDropped;
+        // A read transaction shares the read-only trees of its snapshot with the other readers of it.
+        var shared = IsWritable ? null : Snapshot.FindReadTree(name);
+        if (shared is null)
+        {
+            if (!TryLoadTree(name, out var header)) return false;
+            shared = new BTree(Pages, header);
+            if (!IsWritable) Snapshot.AddReadTree(name, shared);
+        }
+        tree = new Tree(this, name, shared);
+        Remember(tree);
+        return true;
+    }
+
+    private Tree? FindOpened(string name)
+    {
+        if (_trees is not null) return _trees.GetValueOrDefault(name);
+        var last = _lastTree;
+        return last is not null && (ReferenceEquals(last.Name, name) || string.Equals(last.Name, name, StringComparison.Ordinal)) ? last : null;
+    }
+
+    /// <summary>Reads a tree's header from the tree of names of this transaction's snapshot.</summary>
+    private bool TryLoadTree(string name, out TreeHeader header)
+    {
         Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
         int length = Tree.EncodeName(name, key);
         var root = RootTree;
         if (root is null || !root.TryGet(key[..length], out var stored))
         {
-            tree = null;
+            header = default;
             return false;
         }
         if (stored.Length != TreeHeader.Size)
             throw Pages.Corruption(Snapshot.State.RootTree.RootPage, $"the entry of tree '{name}' is {stored.Length} bytes, not a tree header.");
-        tree = new Tree(this, name, new BTree(Pages, MemoryMarshal.Read<TreeHeader>(stored)));
-        _trees.Add(name, tree);
+        header = MemoryMarshal.Read<TreeHeader>(stored);
         return true;
     }
 
@@ -92,7 +118,7 @@ public abstract class Transaction : IDisposable
         }
         // Trees created or deleted in this transaction reach the tree of names only at commit.
         bool changed = false;
-        foreach (var tree in _trees.Values)
+        foreach (var tree in OpenedTrees)
         {
             if (tree.IsDropped) changed |= names.Remove(tree.Name);
             else if (tree.IsChanged && !names.Contains(tree.Name))
@@ -105,16 +131,29 @@ public abstract class Transaction : IDisposable
         return names;
     }
 
-    internal void Remember(Tree tree) => _trees[tree.Name] = tree;
-
-    internal void Forget(string name) => _trees.Remove(name);
+    internal void Remember(Tree tree)
+    {
+        if (_trees is null && (_lastTree is null || _lastTree.Name == tree.Name))
+        {
+            _lastTree = tree;
+            return;
+        }
+        if (_trees is null)
+        {
+            _trees = new Dictionary<string, Tree>(StringComparer.Ordinal) { [_lastTree!.Name] = _lastTree };
+            _lastTree = null;
+        }
+        _trees[tree.Name] = tree;
+    }
 
     /// <summary>Throws unless the transaction can still be used.</summary>
     internal void ThrowIfInactive()
     {
-        if (Volatile.Read(ref _disposed) != 0) throw new ObjectDisposedException(GetType().Name, "The transaction has ended (committed, aborted or disposed).");
+        if (Volatile.Read(ref _disposed) != 0) ThrowEnded();
         Environment.ThrowIfDisposed();
     }
+
+    private void ThrowEnded() => throw new ObjectDisposedException(GetType().Name, "The transaction has ended (committed, aborted or disposed).");
 
     internal bool IsActive => Volatile.Read(ref _disposed) == 0;
 

@@ -185,7 +185,7 @@ internal static unsafe class Node
         while (lo <= hi)
         {
             int mid = (lo + hi) >>> 1;
-            int c = LeafKey(Entry(page, mid)).SequenceCompareTo(key);
+            int c = KeyOrder.Compare(LeafKey(Entry(page, mid)), key);
             if (c < 0) lo = mid + 1;
             else if (c > 0) hi = mid - 1;
             else { found = true; return mid; }
@@ -213,7 +213,7 @@ internal static unsafe class Node
         while (lo <= hi)
         {
             int mid = (lo + hi) >>> 1;
-            if (BranchKey(Entry(page, mid)).SequenceCompareTo(key) <= 0) lo = mid + 1;
+            if (KeyOrder.Compare(BranchKey(Entry(page, mid)), key) <= 0) lo = mid + 1;
             else hi = mid - 1;
         }
         return lo - 1;

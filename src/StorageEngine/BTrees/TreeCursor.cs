@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace StorageEngine.BTrees;
 
 /// <summary>
@@ -8,8 +10,9 @@ internal sealed unsafe class TreeCursor
 {
     private readonly BTree _tree;
     private readonly IPageSource _source;
-    private readonly long[] _pages = new long[BTree.MaxDepth];
-    private readonly int[] _indexes = new int[BTree.MaxDepth];
+    // Inline, so that a cursor is one allocation.
+    private PagePath _pages;
+    private SlotPath _indexes;
     private readonly bool _tracksChanges;
     private byte* _leaf;
     private int _depth;
@@ -36,11 +39,18 @@ internal sealed unsafe class TreeCursor
     {
         get
         {
-            if (!IsValid) throw new InvalidOperationException("The cursor is not positioned on an entry.");
-            if (IsStale) Seek(SavedKey);
-            if (!IsValid) throw new InvalidOperationException("The entry under the cursor was removed and nothing follows it.");
+            if (!IsValid || IsStale) return FindCurrentEntry();
             return Node.Entry(_leaf, _indexes[LeafLevel]);
         }
+    }
+
+    /// <summary>The slow path of <see cref="CurrentEntry"/>: not on an entry, or the tree changed since the last move.</summary>
+    private byte* FindCurrentEntry()
+    {
+        if (!IsValid) throw new InvalidOperationException("The cursor is not positioned on an entry.");
+        Seek(SavedKey);
+        if (!IsValid) throw new InvalidOperationException("The entry under the cursor was removed and nothing follows it.");
+        return Node.Entry(_leaf, _indexes[LeafLevel]);
     }
 
     private bool IsStale => _tracksChanges && _version != _tree.Version;
@@ -172,5 +182,17 @@ internal sealed unsafe class TreeCursor
             _version = _tree.Version;
         }
         return valid;
+    }
+
+    [InlineArray(BTree.MaxDepth)]
+    private struct PagePath
+    {
+        private long _element;
+    }
+
+    [InlineArray(BTree.MaxDepth)]
+    private struct SlotPath
+    {
+        private int _element;
     }
 }

@@ -17,25 +17,26 @@ internal sealed class ReaderTable
     }
 
     private readonly Slot[] _slots;
-    private int _hint;
 
     public ReaderTable(int capacity) => _slots = new Slot[capacity];
 
     public int Capacity => _slots.Length;
 
     /// <summary>Claims a slot for a reader of snapshot <paramref name="transactionId"/>; returns its index.</summary>
+    /// <remarks>
+    /// The search starts at a slot chosen by the thread, so that threads reading side by side claim slots on
+    /// different cache lines and share no line that every registration writes.
+    /// </remarks>
     public int Register(long transactionId)
     {
-        int start = (int)((uint)Volatile.Read(ref _hint) % (uint)_slots.Length);
+        int start = (int)((uint)Environment.CurrentManagedThreadId % (uint)_slots.Length);
         for (int n = 0; n < _slots.Length; n++)
         {
-            int i = (start + n) % _slots.Length;
+            int i = start + n;
+            if (i >= _slots.Length) i -= _slots.Length;
             if (Volatile.Read(ref _slots[i].Value) == 0 &&
                 Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0)
-            {
-                Volatile.Write(ref _hint, i + 1);
                 return i;
-            }
         }
         throw new InvalidOperationException(
             $"Too many read transactions are open at once (the limit is {_slots.Length}); dispose finished ones or raise StorageEnvironmentOptions.MaxReaders.");
@@ -58,11 +59,12 @@ internal sealed class ReaderTable
         return oldest;
     }
 
-    /// <summary>Number of registered readers.</summary>
+    /// <summary>Number of registered readers (a full fence first, so that a closing environment sees every reader).</summary>
     public int Count
     {
         get
         {
+            Interlocked.MemoryBarrier();
             int count = 0;
             for (int i = 0; i < _slots.Length; i++) if (Volatile.Read(ref _slots[i].Value) > 0) count++;
             return count;
