@@ -5,10 +5,23 @@ namespace StorageEngine.Workloads;
 /// <summary>
 /// Runs operations on one or more threads, timing each into a preallocated array of Stopwatch ticks.
 /// Thread t runs operations [t*ops/threads, (t+1)*ops/threads). A write phase can be capped in time.
+/// A read phase can be warmed up: each thread first repeats its first operations, untimed, for
+/// <see cref="WarmUpSeconds"/>, so that what is timed is every engine's steady state rather than code the .NET
+/// JIT has not optimized yet (quick sizes end before tiered compilation does; a managed engine's whole read
+/// path is managed code, a native engine's is not, so without it the comparison measures the JIT).
 /// </summary>
 internal static class OpRunner
 {
-    internal static OpRun Run(string label, long ops, int threads, double capSeconds, Action<int, long> operation, bool recordLatency = true)
+    internal const double WarmUpSeconds = 0.5;
+
+    private static void WarmUp(int thread, long from, long to, Action<int, long> operation)
+    {
+        long until = Stopwatch.GetTimestamp() + (long)(WarmUpSeconds * Stopwatch.Frequency);
+        for (long i = from; Stopwatch.GetTimestamp() < until; i = i + 1 < to ? i + 1 : from) operation(thread, i);
+    }
+
+    internal static OpRun Run(string label, long ops, int threads, double capSeconds, Action<int, long> operation, bool recordLatency = true,
+        bool warmUp = false)
     {
         threads = (int)Math.Max(1, Math.Min(threads, ops));
         var latencies = new long[recordLatency ? ops : 0];
@@ -19,12 +32,23 @@ internal static class OpRunner
         long capTicks = double.IsInfinity(capSeconds) ? long.MaxValue : (long)(capSeconds * Stopwatch.Frequency);
         int stop = 0;
         Exception? failure = null;
+        using var warmed = new Barrier(threads + 1);
         using var ready = new Barrier(threads + 1);
         long start = 0;
 
         void Worker(int t)
         {
             long from = ops * t / threads, to = ops * (t + 1) / threads;
+            try
+            {
+                if (warmUp) WarmUp(t, from, to, operation);
+            }
+            catch (Exception e)
+            {
+                Interlocked.CompareExchange(ref failure, e, null);
+                Volatile.Write(ref stop, 1);
+            }
+            warmed.SignalAndWait();
             ready.SignalAndWait();
             try
             {
@@ -58,6 +82,7 @@ internal static class OpRunner
             workers[t] = new Thread(() => Worker(index)) { IsBackground = true, Name = $"{label} #{index}" };
             workers[t].Start();
         }
+        warmed.SignalAndWait();
         start = Stopwatch.GetTimestamp();
         ready.SignalAndWait();
         foreach (var w in workers) w.Join();
