@@ -102,6 +102,19 @@ public sealed partial class StorageEnvironment
         ArgumentOutOfRangeException.ThrowIfNegative(afterTransactionId);
         if (_journal is null)
             throw new InvalidOperationException($"The environment in '{Directory}' writes no journal ({(IsReadOnly ? "it is open read-only" : "it lives in memory")}), so it has none to ship.");
+        // Shipping reads the records of the session the header names: the new one, once recovery has named it.
+        if (_recovering is { IsCompleted: false } recovering)
+        {
+            try
+            {
+                await recovering.WaitAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
+            {
+                // WaitForRecovery reports it.
+            }
+        }
+        WaitForRecovery();
         EnterTransaction();
         ShippingSession? session = null;
         using var tail = new JournalTail(_fileSystem, Directory, Header.EnvironmentId, Header.SessionId, PageSize);

@@ -59,6 +59,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private long _journalWriteTicks;
     private readonly Checkpointer? _checkpointer;
     private Snapshot _current;
+    // The background end of a recovery (FinishRecovery), or null when the open replayed nothing.
+    private readonly Task? _recovering;
     // Write transactions and replication applies in progress; readers are counted by their reader slots.
     private int _openTransactions;
     private int _disposeRequested;
@@ -109,14 +111,24 @@ public sealed partial class StorageEnvironment : IDisposable
             {
                 RebuildFreeSpace();
                 Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
-                    options.Durability == DurabilityMode.Lazy);
+                    options.Durability == DurabilityMode.Lazy, EnvironmentFiles.NewSessionId());
             }
             if (!inMemory && !options.ReadOnly)
             {
-                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, Header.SessionId, PageSize, options.JournalFileSize,
+                // After a replay the new session's id is chosen now, but the header names it only once the
+                // replayed pages are synced, in the background: the first journal write waits for that.
+                long sessionId = opened.SessionPending ? EnvironmentFiles.NewSessionId() : Header.SessionId;
+                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, sessionId, PageSize, options.JournalFileSize,
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger);
-                int retired = _journal.RetireBelow(opened.NextJournalFile);
-                if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                if (opened.SessionPending)
+                {
+                    _recovering = Task.Run(() => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, options.Durability == DurabilityMode.Lazy));
+                }
+                else
+                {
+                    int retired = _journal.RetireBelow(opened.NextJournalFile);
+                    if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                }
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
             }
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
@@ -443,6 +455,48 @@ public sealed partial class StorageEnvironment : IDisposable
     }
 
     /// <summary>
+    /// The second half of a recovery, run in the background so that an environment opened after a crash answers
+    /// reads at once: syncs the replayed pages, writes the header that starts the new session, then retires the
+    /// crashed session's journal. Until it ends, that journal is what makes the replayed transactions durable.
+    /// </summary>
+    private void FinishRecovery(EnvironmentState state, long nextJournal, long sessionId, bool lazy)
+    {
+        lock (_checkpointLock)
+        {
+            if (_filesClosed) return;
+            long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            try
+            {
+                Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
+            }
+            catch (Exception e)
+            {
+                _writeFailure ??= e;
+                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                throw;
+            }
+            int retired = _journal!.RetireBelow(nextJournal);
+            _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
+                System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+        }
+    }
+
+    /// <summary>Waits until a recovery finishing in the background is done; throws when it failed.</summary>
+    internal void WaitForRecovery()
+    {
+        var recovering = _recovering;
+        if (recovering is null || recovering.IsCompletedSuccessfully) return;
+        try
+        {
+            recovering.GetAwaiter().GetResult();
+        }
+        catch (Exception e)
+        {
+            throw new StorageException($"Recovery of '{Directory}' could not sync the replayed pages to the data file; reopen the environment to recover again.", e);
+        }
+    }
+
+    /// <summary>
     /// Writes records with one journal write and returns their file, keeping the running average of a write's
     /// time. A failure refuses further writes: what was built on the records can no longer be trusted.
     /// </summary>
@@ -450,6 +504,8 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
+            // The new session's records count only once the header names it.
+            WaitForRecovery();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             long file = _journal!.Append(entries).FileNumber;
             long took = System.Diagnostics.Stopwatch.GetTimestamp() - started;
@@ -535,6 +591,7 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void CheckpointCore(bool closing = false)
     {
         if (_journal is null) return;
+        WaitForRecovery();
         lock (_checkpointLock)
         {
             if (_filesClosed) return;
@@ -709,6 +766,14 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         if (Interlocked.Exchange(ref _closed, 1) != 0) return;
         _checkpointer?.Dispose();
+        try
+        {
+            _recovering?.Wait();
+        }
+        catch (AggregateException)
+        {
+            // Logged where it failed; the journal still holds everything for the next open.
+        }
         Monitor.Enter(_checkpointLock);
         try
         {

@@ -26,8 +26,13 @@ internal static unsafe class EnvironmentFiles
     /// The previous session was Lazy and did not close cleanly: its data file may carry bitmap pages of
     /// transactions whose records were lost, so the free-space map must be rebuilt from the trees.
     /// </param>
+    /// <param name="SessionPending">
+    /// Records were replayed into the data file but neither synced nor checkpointed: the header still names the
+    /// crashed session and its journal, which hold every replayed record until the caller finishes the
+    /// recovery with <see cref="FinishRecovery"/>.
+    /// </param>
     public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile,
-        long Replayed, bool NeedsFreeSpaceRebuild);
+        long Replayed, bool NeedsFreeSpaceRebuild, bool SessionPending = false);
 
     /// <param name="fs">The file layer.</param>
     /// <param name="directory">The environment's directory.</param>
@@ -90,10 +95,13 @@ internal static unsafe class EnvironmentFiles
                         replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
+                // Syncing what was replayed takes longer than the replay (its pages go to the device): the
+                // caller does it in the background, and the journal keeps every replayed record until then.
+                if (replayed > 0 && !needsRebuild) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
                 file.Flush();
                 // After an unclean Lazy session the caller rebuilds the free-space map first; the old header
                 // stays until then, so a crash in between rebuilds again.
-                if (!needsRebuild) header = StartSession(file, header, state, nextJournal, lazy);
+                if (!needsRebuild) header = StartSession(file, header, state, nextJournal, lazy, NewSessionId());
             }
             return new Opened(file, header, state, nextJournal, replayed, needsRebuild && useJournal);
         }
@@ -111,11 +119,26 @@ internal static unsafe class EnvironmentFiles
     /// Records that the replayed pages are durable and the journal so far is no longer needed, and starts a
     /// new session: only its records count from now on.
     /// </summary>
-    public static DataFileHeader StartSession(IStorageFile file, DataFileHeader header, EnvironmentState state, long nextJournal, bool lazy)
+    public static DataFileHeader StartSession(IStorageFile file, DataFileHeader header, EnvironmentState state, long nextJournal, bool lazy, long sessionId)
     {
-        header.SessionId = BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8));
+        header.SessionId = sessionId;
         header.Flags = lazy ? DataFileHeaderFlags.LazySession : DataFileHeaderFlags.None;
         return WriteCheckpoint(file, header, state, nextJournal);
+    }
+
+    /// <summary>A new session's id: records of earlier sessions left in reused journal files never match it.</summary>
+    public static long NewSessionId() => BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8));
+
+    /// <summary>
+    /// The end of a recovery that left its session pending (<see cref="Opened.SessionPending"/>): syncs the
+    /// replayed pages, then starts the new session with a checkpoint header. Until this returns, the crashed
+    /// session's journal is the only durable copy of the replayed records and must be neither retired nor
+    /// appended to.
+    /// </summary>
+    public static DataFileHeader FinishRecovery(IStorageFile file, DataFileHeader header, EnvironmentState state, long nextJournal, bool lazy, long sessionId)
+    {
+        file.Flush();
+        return StartSession(file, header, state, nextJournal, lazy, sessionId);
     }
 
     /// <summary>Writes the next checkpoint header copy, recording that the data file holds <paramref name="state"/>.</summary>
