@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
 namespace StorageEngine.Journal;
@@ -21,6 +22,7 @@ internal static class PageDiff
     /// <paramref name="output"/> (at least <see cref="MaxLength"/> bytes). Returns the length, or -1 when the
     /// diff would exceed <see cref="MaxLength"/> and the page should be written whole.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
     public static int Encode(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<byte> output)
     {
         int pageSize = page.Length;
@@ -69,6 +71,7 @@ internal static class PageDiff
         words[index] != (baseWords.IsEmpty ? 0UL : baseWords[index]);
 
     /// <summary>Applies <paramref name="diff"/> to <paramref name="page"/> in place; false when the diff is malformed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
     public static bool TryApply(ReadOnlySpan<byte> diff, Span<byte> page)
     {
         int at = 0;
