@@ -119,7 +119,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 // replayed pages are synced, in the background: the first journal write waits for that.
                 long sessionId = opened.SessionPending ? EnvironmentFiles.NewSessionId() : Header.SessionId;
                 _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, sessionId, PageSize, options.JournalFileSize,
-                    options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger);
+                    options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
                 if (opened.SessionPending)
                 {
                     _recovering = Task.Run(() => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, options.Durability == DurabilityMode.Lazy));
@@ -137,6 +137,7 @@ public sealed partial class StorageEnvironment : IDisposable
         catch
         {
             _checkpointer?.Dispose();
+            WaitForRecoveryEnd();
             _journal?.Dispose();
             if (_data is not null) _data.Dispose();
             else opened?.DataFile.Dispose();
@@ -476,8 +477,30 @@ public sealed partial class StorageEnvironment : IDisposable
                 throw;
             }
             int retired = _journal!.RetireBelow(nextJournal);
+            try
+            {
+                // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
+                _journal.OpenFirstFile();
+            }
+            catch (IOException e)
+            {
+                _logger.LogWarning(e, "Preparing the first journal file of the new session failed; the first commit tries again.");
+            }
             _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
                 System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+        }
+    }
+
+    /// <summary>Waits, before the files close, until a recovery finishing in the background has stopped using them.</summary>
+    private void WaitForRecoveryEnd()
+    {
+        try
+        {
+            _recovering?.Wait();
+        }
+        catch (AggregateException)
+        {
+            // Logged where it failed; the journal still holds the replayed records for the next open.
         }
     }
 
@@ -766,14 +789,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         if (Interlocked.Exchange(ref _closed, 1) != 0) return;
         _checkpointer?.Dispose();
-        try
-        {
-            _recovering?.Wait();
-        }
-        catch (AggregateException)
-        {
-            // Logged where it failed; the journal still holds everything for the next open.
-        }
+        WaitForRecoveryEnd();
         Monitor.Enter(_checkpointLock);
         try
         {

@@ -118,6 +118,11 @@ internal sealed class JournalReader
                 for (int i = 0; i + JournalRecordHeader.BlockSize <= read; i += JournalRecordHeader.BlockSize)
                 {
                     if (MemoryMarshal.Read<ulong>(chunk.AsSpan(i)) != JournalRecordHeader.MagicValue) continue;
+                    // A reused file is full of older records, some of them megabytes long: only one that claims to
+                    // be this session's, at or past the damaged transaction, or another environment's, is worth
+                    // reading and checksumming whole (a damaged header fails that checksum anyway).
+                    var header = MemoryMarshal.Read<JournalRecordHeader>(chunk.AsSpan(i));
+                    if (header.EnvironmentId == _environmentId && (header.SessionId != _sessionId || header.TransactionId < expected)) continue;
                     long at = start + i;
                     var record = TryRead(file, files[f], at);
                     if (record is not null && record.TransactionId >= expected)

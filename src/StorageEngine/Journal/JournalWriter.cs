@@ -28,13 +28,19 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly Queue<string> _freeFiles = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     private readonly List<NativeBuffer> _headers = new();
-    private IStorageFile _file;
+    private IStorageFile? _file;
     private long _offset;
     private long _freeCounter;
     private bool _warnedBuffered;
 
+    /// <summary>A writer that appends from file <paramref name="firstFileNumber"/> on.</summary>
+    /// <remarks>
+    /// With openLater the first file is opened (a spare renamed, or a new one preallocated) not now but at
+    /// <see cref="OpenFirstFile"/> or the first append: after a recovery that finishes in the background, an
+    /// open does not wait for it.
+    /// </remarks>
     public JournalWriter(IFileSystem fileSystem, string directory, long environmentId, long sessionId, int pageSize, long fileSize,
-        bool durable, long firstFileNumber, ILogger logger)
+        bool durable, long firstFileNumber, ILogger logger, bool openLater = false)
     {
         _sessionId = sessionId;
         _fileSystem = fileSystem;
@@ -50,8 +56,11 @@ internal sealed unsafe class JournalWriter : IDisposable
         }
         _freeCounter = DateTime.UtcNow.Ticks;
         CurrentFileNumber = firstFileNumber;
-        _file = OpenFile(firstFileNumber, _fileSize);
+        if (!openLater) _file = OpenFile(firstFileNumber, _fileSize);
     }
+
+    /// <summary>Opens the first file if the constructor was told to leave it (a spare is renamed, or a new file preallocated).</summary>
+    public void OpenFirstFile() => _file ??= OpenFile(CurrentFileNumber, _fileSize);
 
     /// <summary>Number of the file records are appended to.</summary>
     public long CurrentFileNumber { get; private set; }
@@ -74,7 +83,8 @@ internal sealed unsafe class JournalWriter : IDisposable
         if (entries.Count == 0) throw new ArgumentException("A journal write needs at least one record.", nameof(entries));
         long total = 0;
         for (int e = 0; e < entries.Count; e++) total += RecordLength(entries[e]);
-        if (_offset + total > _file.Length) SwitchFile(total);
+        OpenFirstFile();
+        if (_offset + total > _file!.Length) SwitchFile(total);
 
         _buffers.Clear();
         for (int e = 0; e < entries.Count; e++) AddRecord(e, entries[e]);
@@ -159,7 +169,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     {
         long size = Math.Max(_fileSize, JournalRecordHeader.AlignUp(recordLength));
         var next = OpenFile(CurrentFileNumber + 1, size);
-        var old = _file;
+        var old = _file!;
         _file = next;
         _offset = 0;
         CurrentFileNumber++;
@@ -257,7 +267,7 @@ internal sealed unsafe class JournalWriter : IDisposable
 
     public void Dispose()
     {
-        _file.Dispose();
+        _file?.Dispose();
         foreach (var header in _headers) header.Free();
         _headers.Clear();
     }
