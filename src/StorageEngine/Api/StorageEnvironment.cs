@@ -476,15 +476,18 @@ public sealed partial class StorageEnvironment : IDisposable
                 _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
                 throw;
             }
-            int retired = _journal!.RetireBelow(nextJournal);
+            int retired = 0;
             try
             {
+                retired = _journal!.RetireBelow(nextJournal);
                 // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
                 _journal.OpenFirstFile();
             }
             catch (IOException e)
             {
-                _logger.LogWarning(e, "Preparing the first journal file of the new session failed; the first commit tries again.");
+                // The header already names the new session: what is left is tidying, which later checkpoints
+                // and the first commit retry.
+                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
             }
             _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
                 System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
