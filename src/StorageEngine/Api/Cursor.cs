@@ -12,7 +12,6 @@ public sealed class Cursor : IDisposable
     private readonly Transaction _transaction;
     private readonly TreeCursor _cursor;
     private readonly KeyRange _range;
-    private readonly bool _bounded;
     private bool _disposed;
     private bool _positioned;
 
@@ -21,7 +20,6 @@ public sealed class Cursor : IDisposable
         _transaction = transaction;
         _cursor = cursor;
         _range = range;
-        _bounded = range.Start is not null || range.End is not null;
     }
 
     /// <summary>True when the cursor stands on an entry.</summary>
@@ -119,7 +117,8 @@ public sealed class Cursor : IDisposable
         return _cursor.IsValid;
     }
 
-    private bool Bound(bool found) => _positioned = found && (!_bounded || _range.Contains(_cursor.Key));
+    // An unbounded range (the common case) needs no key: skip making one on every move.
+    private bool Bound(bool found) => _positioned = found && (_range.IsAll || _range.Contains(_cursor.Key));
 
     private void ThrowIfUnusable()
     {

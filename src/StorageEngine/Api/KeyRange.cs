@@ -51,6 +51,9 @@ public readonly struct KeyRange
     /// <summary>Keys from <paramref name="start"/> on.</summary>
     public static KeyRange From(ReadOnlySpan<byte> start) => new(start.ToArray(), null);
 
+    /// <summary>True for the range with no bounds, which holds every key.</summary>
+    internal bool IsAll => Start is null && End is null;
+
     /// <summary>True when <paramref name="key"/> lies in the range.</summary>
     public bool Contains(ReadOnlySpan<byte> key) =>
         (Start is null || BTrees.KeyOrder.Compare(key, Start) >= 0) && (End is null || BTrees.KeyOrder.Compare(key, End) < 0);

@@ -69,14 +69,14 @@ public abstract class Transaction : IDisposable
         tree = FindOpened(name);
         if (tree is not null) return !tree.IsDropped;
         // A read transaction shares the read-only trees of its snapshot with the other readers of it.
-        var shared = IsWritable ? null : Snapshot.FindReadTree(name);
-        if (shared is null)
+        var btree = IsWritable ? null : Snapshot.FindReadTree(name);
+        if (btree is null)
         {
             if (!TryLoadTree(name, out var header)) return false;
-            shared = new BTree(Pages, header);
-            if (!IsWritable) Snapshot.AddReadTree(name, shared);
+            btree = new BTree(Pages, header);
+            if (!IsWritable) Snapshot.AddReadTree(name, btree);
         }
-        tree = new Tree(this, name, shared);
+        tree = new Tree(this, name, btree);
         Remember(tree);
         return true;
     }

@@ -1,0 +1,237 @@
+using Microsoft.Extensions.Logging;
+using StorageEngine.Journal;
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+// The commit pipeline: a transaction is committed in memory under the write lock, then made durable by a
+// group's single journal write, written into the data file and published in order.
+public sealed partial class StorageEnvironment
+{
+    /// <summary>
+    /// Commits the transaction in memory, under the write lock: its pages are sealed and handed over, the
+    /// free-space map moves on, and the next writer may start from it at once. The caller then releases the
+    /// write lock and calls <see cref="WaitDurable"/>. When this throws nothing has changed; the caller aborts.
+    /// </summary>
+    internal PendingCommit PrepareCommit(PageWriter pages, EnvironmentState state)
+    {
+        ThrowIfWriteFailed();
+        var runs = new List<JournalPageRun>();
+        var sealedPages = new List<CommittedRun>();
+        long bytes = 0;
+        // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
+        try
+        {
+            _data.EnsureCapacity(state.PageCount, state.TransactionId);
+        }
+        catch (IOException e)
+        {
+            throw new StorageException($"The data file could not grow to {state.PageCount} pages ({e.Message}); the transaction was not committed and earlier commits are intact.", e);
+        }
+        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, diffInPlacePages: Durability == DurabilityMode.Safe, out byte[]? diffs);
+        foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
+        var encoded = new byte[EnvironmentState.Size];
+        System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
+        var commit = new PendingCommit(state, encoded, sealedPages, runs, diffs, bytes);
+        if (bytes > MaxTransactionBytes)
+        {
+            commit.Release(_pool);
+            throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
+        }
+        int freed = _freeSpace.Commit(state.TransactionId);
+        _checkpointer?.OnPagesFreed((long)freed * PageSize);
+        _pending.Add(commit);
+        lock (_groupLock)
+        {
+            _queue.Add(commit);
+            _queued = _queue.Count;
+        }
+        return commit;
+    }
+
+    /// <summary>
+    /// Returns once the commit is durable and published. The first committer to find no group write running
+    /// leads: it takes every queued commit, writes their records with one journal write, puts their pages
+    /// into the data file and publishes the last; the others wait for it, or lead the next group.
+    /// </summary>
+    /// <exception cref="StorageException">The group write failed: the commit may or may not survive a reopen.</exception>
+    internal void WaitDurable(PendingCommit commit)
+    {
+        while (true)
+        {
+            lock (_groupLock)
+            {
+                while (!commit.IsCompleted && _groupWriting) Monitor.Wait(_groupLock);
+                if (commit.IsCompleted) break;
+                _groupWriting = true;
+            }
+            WaitForWritersInFlight();
+            lock (_groupLock)
+            {
+                _group.Clear();
+                long bytes = 0;
+                int taken = 0;
+                while (taken < _queue.Count && (taken == 0 || bytes + _queue[taken].RecordBytes <= MaxGroupBytes))
+                {
+                    bytes += _queue[taken].RecordBytes;
+                    _group.Add(_queue[taken++]);
+                }
+                _queue.RemoveRange(0, taken);
+                _queued = _queue.Count;
+                _lastGroupSize = taken;
+            }
+            Exception? failure = null;
+            try
+            {
+                WriteGroup(_group);
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+            lock (_groupLock)
+            {
+                foreach (var member in _group) member.Complete(failure);
+                _group.Clear();
+                _groupWriting = false;
+                Monitor.PulseAll(_groupLock);
+            }
+        }
+        if (commit.Failure is { } error)
+        {
+            throw error as StorageException
+                ?? new StorageException("The commit failed while writing the journal; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", error);
+        }
+        // Free the group's buffers now if no writer is running, rather than holding them until the next one.
+        if (_writeLock.Wait(0))
+        {
+            try
+            {
+                _pending.ReleaseCompleted(_pool);
+            }
+            finally
+            {
+                _writeLock.Release();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Lets write transactions already under way (or waiting for the lock), and committers as many as joined
+    /// the last group, commit into the leader's group rather than wait a whole journal write for the next one:
+    /// spins while it expects them, at most for about the time one journal write takes. A lone writer, with
+    /// no one else in flight and groups of one, never waits.
+    /// </summary>
+    private void WaitForWritersInFlight()
+    {
+        if (_journal is null || !ExpectingCommitters()) return;
+        long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _journalWriteTicks), System.Diagnostics.Stopwatch.Frequency / 1000);
+        var spinner = new SpinWait();
+        while (ExpectingCommitters() && System.Diagnostics.Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
+    }
+
+    private bool ExpectingCommitters() =>
+        Volatile.Read(ref _writersInFlight) > 0 || Volatile.Read(ref _queued) < Volatile.Read(ref _lastGroupSize);
+
+    /// <summary>
+    /// The leader's work: the group's records in one journal write, then their pages into the data file,
+    /// then each new snapshot published in order. A failure poisons the environment: later commits were
+    /// built on the failed ones.
+    /// </summary>
+    private void WriteGroup(List<PendingCommit> group)
+    {
+        ThrowIfWriteFailed();
+        long journalFile = Volatile.Read(ref _current).JournalFileNumber;
+        if (_journal is not null)
+        {
+            _groupEntries.Clear();
+            foreach (var member in group) _groupEntries.Add(member.ToJournalEntry());
+            try
+            {
+                journalFile = AppendToJournal(_groupEntries);
+            }
+            finally
+            {
+                _groupEntries.Clear();
+            }
+        }
+        foreach (var member in group) WriteJournaledRuns(member.Runs);
+        foreach (var member in group)
+        {
+            PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
+            member.JournalFileNumber = journalFile;
+            var published = new Snapshot(member.State, _data.View, journalFile);
+            Volatile.Write(ref _current, published);
+            OnCommitted(published);
+        }
+        if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+    }
+
+    /// <summary>
+    /// Writes records with one journal write and returns their file, keeping the running average of a write's
+    /// time. A failure refuses further writes: what was built on the records can no longer be trusted.
+    /// </summary>
+    private long AppendToJournal(List<JournalEntry> entries)
+    {
+        try
+        {
+            // The new session's records count only once the header names it.
+            WaitForRecovery();
+            long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            long file = _journal!.Append(entries).FileNumber;
+            long took = System.Diagnostics.Stopwatch.GetTimestamp() - started;
+            long average = Volatile.Read(ref _journalWriteTicks);
+            Volatile.Write(ref _journalWriteTicks, average == 0 ? took : average + (took - average) / 8);
+            return file;
+        }
+        catch (Exception e)
+        {
+            _writeFailure = e;
+            throw;
+        }
+    }
+
+    /// <summary>Writes pages whose journal records are durable into the data file; a failure refuses further writes.</summary>
+    private void WriteJournaledRuns(List<JournalPageRun> runs)
+    {
+        try
+        {
+            WriteRuns(runs);
+        }
+        catch (Exception e)
+        {
+            // The records are durable, so recovery will apply them; this process can no longer write safely.
+            _writeFailure = e;
+            throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
+        }
+    }
+
+    /// <summary>Called after each commit is durable and published (for journal shipping); never throws.</summary>
+    partial void OnCommitted(Snapshot published);
+
+    /// <summary>Writes sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
+    private void WriteRuns(List<JournalPageRun> runs)
+    {
+        int i = 0;
+        while (i < runs.Count)
+        {
+            long first = runs[i].FirstPage;
+            long next = first;
+            _gather.Clear();
+            while (i < runs.Count && runs[i].FirstPage == next)
+            {
+                _gather.Add(runs[i].Data);
+                next += runs[i].PageCount;
+                i++;
+            }
+            _data.Write(first, _gather);
+        }
+    }
+
+    /// <summary>Lets the next writer in; a committed transaction still counts as open until it is durable.</summary>
+    internal void ReleaseWriteLock()
+    {
+        Interlocked.Decrement(ref _writersInFlight);
+        _writeLock.Release();
+    }
+}

@@ -1,0 +1,120 @@
+using Microsoft.Extensions.Logging;
+using StorageEngine.Journal;
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+// Recovery work that runs after the files are open: finishing a replay in the background, and rebuilding the
+// free-space map after an unclean Lazy session.
+public sealed partial class StorageEnvironment
+{
+    /// <summary>
+    /// The second half of a recovery, run in the background so that an environment opened after a crash answers
+    /// reads at once: syncs the replayed pages, writes the header that starts the new session, then retires the
+    /// crashed session's journal. Until it ends, that journal is what makes the replayed transactions durable.
+    /// </summary>
+    private void FinishRecovery(EnvironmentState state, long nextJournal, long sessionId, bool lazy)
+    {
+        lock (_checkpointLock)
+        {
+            if (_filesClosed) return;
+            long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            try
+            {
+                Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
+            }
+            catch (Exception e)
+            {
+                _writeFailure ??= e;
+                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                throw;
+            }
+            int retired = 0;
+            try
+            {
+                retired = _journal!.RetireBelow(nextJournal);
+                // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
+                _journal.OpenFirstFile();
+            }
+            catch (IOException e)
+            {
+                // The header already names the new session: what is left is tidying, which later checkpoints
+                // and the first commit retry.
+                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
+            }
+            _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
+                System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+        }
+    }
+
+    /// <summary>Waits, before the files close, until a recovery finishing in the background has stopped using them.</summary>
+    private void WaitForRecoveryEnd()
+    {
+        try
+        {
+            _recovering?.Wait();
+        }
+        catch (AggregateException)
+        {
+            // Logged where it failed; the journal still holds the replayed records for the next open.
+        }
+    }
+
+    /// <summary>Waits until a recovery finishing in the background is done; throws when it failed.</summary>
+    internal void WaitForRecovery()
+    {
+        var recovering = _recovering;
+        if (recovering is null || recovering.IsCompletedSuccessfully) return;
+        try
+        {
+            recovering.GetAwaiter().GetResult();
+        }
+        catch (Exception e)
+        {
+            throw new StorageException($"Recovery of '{Directory}' could not sync the replayed pages to the data file; reopen the environment to recover again.", e);
+        }
+    }
+
+    /// <summary>
+    /// After an unclean Lazy session the bitmaps may describe transactions whose records were lost: set every
+    /// page's bit from what the trees actually reach, commit that, and checkpoint it.
+    /// </summary>
+    private void RebuildFreeSpace()
+    {
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
+        var snapshot = _current;
+        var pages = NewPageWriter(snapshot, new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path), snapshot.TransactionId);
+        try
+        {
+            var used = new EnvironmentChecker(snapshot, pages, _freeSpace, PageSize).CollectUsedPages();
+            long changed = _freeSpace.Rebuild(pages, used, snapshot.State.PageCount);
+            // Written straight to the data file and synced, outside the journal: nothing else runs yet, and
+            // until the new session's header is written a crash simply leads to another rebuild.
+            var sealedPages = new List<CommittedRun>();
+            var runs = new List<JournalPageRun>();
+            pages.Seal(sealedPages, runs, encodeDiffs: false, diffInPlacePages: false, out _);
+            try
+            {
+                WriteRuns(runs);
+                _data.Flush();
+                PageWriter.MarkVerified(sealedPages, _verified, _verifiedValues);
+            }
+            finally
+            {
+                foreach (var run in sealedPages) run.Release(_pool);
+            }
+            _freeSpace.Commit(snapshot.TransactionId);
+            _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
+                changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+        }
+        catch
+        {
+            _freeSpace.Abort();
+            throw;
+        }
+        finally
+        {
+            pages.Discard();
+        }
+    }
+}
