@@ -73,7 +73,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _options = options;
         _logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine");
         bool inMemory = options.Durability == DurabilityMode.InMemory;
-        _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem() : new OsFileSystem());
+        _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem(simulatesPowerLoss: false) : new OsFileSystem());
         string directory = inMemory && options.FileSystem is null ? "/memory" : options.Path
             ?? throw new ArgumentException("StorageEnvironmentOptions.Path is required unless Durability is InMemory.", nameof(options));
         if (!PageSizes.IsValid(options.PageSize))

@@ -15,10 +15,18 @@ internal sealed unsafe class MemoryFileState
     private const long MinimumCapacity = 64 * 1024;
 
     private readonly List<MemoryPendingOperation> _pending = [];
+    // False: every write is durable at once and nothing is logged (see MemoryFileSystem's constructor).
+    private readonly bool _keepsUndoLog;
     private MemoryBuffer? _buffer;
     private long _length;
     private int _openHandles;
     private bool _linked = true;
+
+    /// <summary>Creates an empty file; <paramref name="keepsUndoLog"/>: see <see cref="KeepsUndoLog"/>.</summary>
+    public MemoryFileState(bool keepsUndoLog) => _keepsUndoLog = keepsUndoLog;
+
+    /// <summary>Whether unflushed writes are logged so that a simulated power loss can undo them.</summary>
+    public bool KeepsUndoLog => _keepsUndoLog;
 
     /// <summary>Guards all of the state.</summary>
     public object Sync { get; } = new();
@@ -69,7 +77,7 @@ internal sealed unsafe class MemoryFileState
         }
 
         long end = offset + source.Length;
-        if (!isDurable || _pending.Count > 0)
+        if (_keepsUndoLog && (!isDurable || _pending.Count > 0))
         {
             byte[] before = Slice(offset, Math.Min(end, _length));
             _pending.Add(MemoryPendingOperation.Write(offset, source.ToArray(), before, _length, isDurable));
@@ -86,8 +94,12 @@ internal sealed unsafe class MemoryFileState
             return;
         }
 
-        byte[] before = Slice(length, _length);
-        _pending.Add(MemoryPendingOperation.SetLength(_length, length, before));
+        if (_keepsUndoLog)
+        {
+            byte[] before = Slice(length, _length);
+            _pending.Add(MemoryPendingOperation.SetLength(_length, length, before));
+        }
+
         Resize(length);
     }
 

@@ -18,6 +18,14 @@ internal sealed class MemoryFileSystem : IFileSystem
     private int _generation;
     private long _totalBytesWritten;
     private int _flushCount;
+    private readonly bool _simulatesPowerLoss;
+
+    /// <summary>Creates an empty file system.</summary>
+    /// <param name="simulatesPowerLoss">
+    /// Keep what each file would lose in a power loss (an undo log of unflushed writes), for crash tests. An
+    /// in-memory environment passes false: it never simulates one, and it never flushes, so the log would only grow.
+    /// </param>
+    public MemoryFileSystem(bool simulatesPowerLoss = true) => _simulatesPowerLoss = simulatesPowerLoss;
 
     /// <inheritdoc />
     public bool IsInMemory => true;
@@ -52,7 +60,7 @@ internal sealed class MemoryFileSystem : IFileSystem
         {
             if (!_files.TryGetValue(key, out MemoryFileState? state))
             {
-                state = new MemoryFileState();
+                state = new MemoryFileState(_simulatesPowerLoss);
                 _files.Add(key, state);
             }
 
@@ -152,7 +160,7 @@ internal sealed class MemoryFileSystem : IFileSystem
                 throw new EnvironmentLockedException(lockFilePath);
             }
 
-            _files.TryAdd(key, new MemoryFileState());
+            _files.TryAdd(key, new MemoryFileState(_simulatesPowerLoss));
             var held = new MemoryFileLock(this, key);
             _locks.Add(key, held);
             return held;

@@ -106,6 +106,25 @@ internal sealed class MemoryStorageFile : IStorageFile
             total += buffers[i].Length;
         }
 
+        if (!_state.KeepsUndoLog)
+        {
+            // Nothing to tear: write the pieces in place without gathering them into one array.
+            ArgumentOutOfRangeException.ThrowIfNegative(offset);
+            lock (_state.Sync)
+            {
+                ThrowIfUnusable();
+                long at = offset;
+                for (int i = 0; i < buffers.Count; i++)
+                {
+                    _state.Write(at, buffers[i].Span, IsWriteThrough);
+                    at += buffers[i].Length;
+                }
+            }
+
+            _fileSystem.CountWrite(total);
+            return;
+        }
+
         byte[] gathered = new byte[checked((int)total)];
         int position = 0;
         for (int i = 0; i < buffers.Count; i++)

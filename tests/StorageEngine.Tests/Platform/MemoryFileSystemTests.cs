@@ -27,6 +27,26 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
+    public void WithoutPowerLossSimulation_KeepsNoUndoLogAndWritesGatheredPiecesInPlace()
+    {
+        // An in-memory environment never flushes; an undo log would grow by every write it makes.
+        var fs = new MemoryFileSystem(simulatesPowerLoss: false);
+        using (IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered))
+        {
+            file.Write(0, "never"u8);
+            file.SetLength(12);
+            file.Write(5, new ReadOnlyMemory<byte>[] { "fl"u8.ToArray(), "ushed"u8.ToArray() });
+            Assert.Equal("neverflushed", ReadAll(file));
+            Assert.Equal(12, fs.TotalBytesWritten);
+        }
+
+        fs.SimulatePowerLoss();
+
+        using IStorageFile reopened = fs.Open(DataPath, StorageFileMode.Buffered);
+        Assert.Equal("neverflushed", ReadAll(reopened));
+    }
+
+    [Fact]
     public void PowerLoss_RevertsLengthChangesUntilFlushed()
     {
         var fs = new MemoryFileSystem();
