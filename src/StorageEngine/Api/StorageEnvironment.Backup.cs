@@ -26,6 +26,8 @@ public sealed partial class StorageEnvironment
         ArgumentNullException.ThrowIfNull(destination);
         cancellationToken.ThrowIfCancellationRequested();
         using var read = BeginRead();
+        // The backup copies pages from the mapping: pages still awaiting a checkpoint go to the file first.
+        WriteOutUnwrittenPages();
         var chunks = PlanBackup(read.Snapshot);
         var writer = new BackupWriter(destination, read.Snapshot, PageSize, Header.EnvironmentId, chunks);
         return await writer.WriteAsync(progress, cancellationToken).ConfigureAwait(false);
@@ -105,7 +107,7 @@ public sealed partial class StorageEnvironment
     /// </summary>
     private unsafe List<BackupChunk> PlanBackup(Snapshot snapshot)
     {
-        var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
+        var source = PageSourceFor(snapshot);
         // A page writer that is never written to and sees no pending commits: the trees as the snapshot has them.
         var pages = new PageWriter(snapshot, source, null, _freeSpace, _pool, null, snapshot.TransactionId);
         var used = new EnvironmentChecker(snapshot, pages, _freeSpace, PageSize).CollectUsedPages();

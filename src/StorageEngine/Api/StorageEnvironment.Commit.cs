@@ -32,7 +32,7 @@ public sealed partial class StorageEnvironment
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
         var encoded = new byte[EnvironmentState.Size];
         System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
-        var commit = new PendingCommit(state, encoded, sealedPages, runs, diffs, bytes);
+        var commit = new PendingCommit(state, encoded, sealedPages, runs, diffs, bytes, pages.FreedEarlier);
         if (bytes > MaxTransactionBytes)
         {
             commit.Release(_pool);
@@ -155,7 +155,7 @@ public sealed partial class StorageEnvironment
                 _groupEntries.Clear();
             }
         }
-        foreach (var member in group) WriteJournaledRuns(member.Runs);
+        foreach (var member in group) PlacePages(member);
         foreach (var member in group)
         {
             PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
@@ -165,6 +165,101 @@ public sealed partial class StorageEnvironment
             OnCommitted(published);
         }
         if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+        if (_unwritten is not null) _checkpointer?.OnUnwrittenBytes(_unwritten.Bytes);
+    }
+
+    /// <summary>
+    /// Puts a durable commit's pages where readers will find them: kept in memory for the next checkpoint to
+    /// write (so a commit costs one journal write), or, when that memory is at its limit because checkpoints
+    /// fall behind, written into the data file at once.
+    /// </summary>
+    private void PlacePages(PendingCommit member)
+    {
+        long published = Volatile.Read(ref _current).TransactionId;
+        if (_unwritten is { } unwritten && unwritten.Bytes < UnwrittenLimit)
+        {
+            unwritten.Add(member.Pages, member.TransactionId, published);
+            member.HandOverPages();
+        }
+        else
+        {
+            WriteJournaledRuns(member.Runs);
+            _unwritten?.Drop(member.Pages, published);
+        }
+        _unwritten?.MarkFreed(member.Freed, member.TransactionId);
+    }
+
+    /// <summary>Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves.</summary>
+    private long UnwrittenLimit => Math.Max(4 * _options.CheckpointThreshold, 64L << 20);
+
+    /// <summary>
+    /// Writes the pages held for the checkpoint of <paramref name="snapshot"/> into the data file (the caller
+    /// syncs), except those freed by a commit that no reader and no recovery from this checkpoint can need.
+    /// Returns what it collected, for <see cref="UnwrittenPages.Remove"/> and then <see cref="UnwrittenPages.EndCollect"/>.
+    /// </summary>
+    private List<KeyValuePair<long, UnwrittenPages.Entry>>? WriteUnwrittenPages(Snapshot snapshot)
+    {
+        if (_unwritten is null || _unwritten.IsEmpty) return null;
+        var entries = _unwritten.Collect();
+        try
+        {
+            long unseenUpTo = Math.Min(snapshot.TransactionId, _readers.Oldest());
+            var gather = new List<ReadOnlyMemory<byte>>();
+            int i = 0;
+            while (i < entries.Count)
+            {
+                if (Volatile.Read(ref entries[i].Value.FreedBy) <= unseenUpTo)
+                {
+                    i++;
+                    continue;
+                }
+                long first = entries[i].Key;
+                long next = first;
+                gather.Clear();
+                while (i < entries.Count && entries[i].Key == next && gather.Count < MaxGatheredPages
+                    && Volatile.Read(ref entries[i].Value.FreedBy) > unseenUpTo)
+                {
+                    var run = entries[i].Value.Run;
+                    gather.Add(run.Buffer.Memory);
+                    next += run.PageCount;
+                    i++;
+                }
+                _data.Write(first, gather);
+            }
+            return entries;
+        }
+        catch
+        {
+            _unwritten.EndCollect();
+            throw;
+        }
+    }
+
+    /// <summary>Buffers per gathered write, well under the operating system's limit (1,024 on Linux).</summary>
+    private const int MaxGatheredPages = 256;
+
+    /// <summary>
+    /// Writes the pages held for the next checkpoint into the data file without syncing or forgetting them, so
+    /// that the file's mapping shows every committed page (a backup reads it directly).
+    /// </summary>
+    private void WriteOutUnwrittenPages()
+    {
+        if (_unwritten is null || _unwritten.IsEmpty) return;
+        var entries = _unwritten.Collect();
+        try
+        {
+            var gather = new List<ReadOnlyMemory<byte>>(1);
+            foreach (var (page, entry) in entries)
+            {
+                gather.Clear();
+                gather.Add(entry.Run.Buffer.Memory);
+                _data.Write(page, gather);
+            }
+        }
+        finally
+        {
+            _unwritten.EndCollect();
+        }
     }
 
     /// <summary>

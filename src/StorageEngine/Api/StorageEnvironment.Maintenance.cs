@@ -38,7 +38,7 @@ public sealed partial class StorageEnvironment
         // No writer ever runs here, so the bitmaps are those of the latest snapshot: a page writer that is never
         // written to reads them as a write transaction would.
         using var read = BeginRead();
-        var pages = NewPageWriter(read.Snapshot, new SnapshotPageSource(read.Snapshot, _verified, _verifiedValues, PageSize, _data.Path), read.Snapshot.TransactionId);
+        var pages = NewPageWriter(read.Snapshot, PageSourceFor(read.Snapshot), read.Snapshot.TransactionId);
         try
         {
             return new EnvironmentChecker(read.Snapshot, pages, _freeSpace, PageSize).Run(progress, cancellationToken);

@@ -83,7 +83,7 @@ public sealed partial class StorageEnvironment
     {
         long started = System.Diagnostics.Stopwatch.GetTimestamp();
         var snapshot = _current;
-        var pages = NewPageWriter(snapshot, new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path), snapshot.TransactionId);
+        var pages = NewPageWriter(snapshot, PageSourceFor(snapshot), snapshot.TransactionId);
         try
         {
             var used = new EnvironmentChecker(snapshot, pages, _freeSpace, PageSize).CollectUsedPages();

@@ -395,7 +395,7 @@ public sealed partial class StorageEnvironment
     /// <summary>The bitmap pages were replaced by the primary's: recount the free-space map from them.</summary>
     private unsafe void ReloadFreeSpace(Snapshot snapshot)
     {
-        var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
+        var source = PageSourceFor(snapshot);
         _freeSpace.Load(new PageWriter(snapshot, source, null, _freeSpace, _pool, null, snapshot.TransactionId), snapshot.State.PageCount);
     }
 

@@ -58,6 +58,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _lastGroupSize;
     private long _journalWriteTicks;
     private readonly Checkpointer? _checkpointer;
+    // Committed pages the next checkpoint writes to the data file (null without a journal: pages go there at commit).
+    private readonly UnwrittenPages? _unwritten;
     private Snapshot _current;
     // The background end of a recovery (FinishRecovery), or null when the open replayed nothing.
     private readonly Task? _recovering;
@@ -100,7 +102,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);
-            var loader = new SnapshotPageSource(_current, _verified, _verifiedValues, PageSize, _data.Path);
+            var loader = PageSourceFor(_current);
             var bitmaps = NewPageWriter(_current, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
             // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
@@ -129,6 +131,7 @@ public sealed partial class StorageEnvironment : IDisposable
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
                     if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
                 }
+                _unwritten = new UnwrittenPages();
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
             }
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
@@ -210,7 +213,7 @@ public sealed partial class StorageEnvironment : IDisposable
             EndRead(slot);
             ThrowIfDisposed();
         }
-        var pages = snapshot.ReadPages ?? snapshot.ShareReadPages(new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path));
+        var pages = snapshot.ReadPages ?? snapshot.ShareReadPages(PageSourceFor(snapshot));
         return new ReadTransaction(this, snapshot, pages, slot);
     }
 
@@ -270,6 +273,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfWriteFailed();
         _pending.ReleaseCompleted(_pool);
+        _unwritten?.ReleaseRetired(_readers.Oldest(), _pending.OldestTransactionId, _pool);
         ThrowIfWriteFailed();
         var published = Volatile.Read(ref _current);
         long oldest = Math.Min(_readers.Oldest(), published.TransactionId);
@@ -281,7 +285,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _freeSpace.ReleaseUpTo(oldest);
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
-        var source = new SnapshotPageSource(snapshot, _verified, _verifiedValues, PageSize, _data.Path);
+        var source = PageSourceFor(snapshot);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
         return new WriteTransaction(this, snapshot, pages);
     }
@@ -291,6 +295,8 @@ public sealed partial class StorageEnvironment : IDisposable
         if (_writeFailure is { } failure)
             throw new StorageException("An earlier commit failed while writing the journal or the data file; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
     }
+
+    private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _unwritten);
 
     private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId) =>
         new(snapshot, source, _pending, _freeSpace, _pool, _scratch.Pointer, transactionId);
@@ -331,10 +337,14 @@ public sealed partial class StorageEnvironment : IDisposable
             ThrowIfWriteFailed();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
+            List<KeyValuePair<long, UnwrittenPages.Entry>>? written = null;
             try
             {
+                written = WriteUnwrittenPages(snapshot);
                 _data.Flush();
                 Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
+                // The data file holds them now; dropped before the checkpoint lets their freed pages be reused.
+                if (written is not null) _unwritten!.Remove(written, Volatile.Read(ref _current).TransactionId);
             }
             catch (IOException e)
             {
@@ -343,6 +353,10 @@ public sealed partial class StorageEnvironment : IDisposable
                 // replays the journal.
                 _writeFailure ??= e;
                 throw;
+            }
+            finally
+            {
+                if (written is not null) _unwritten!.EndCollect();
             }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
@@ -475,6 +489,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _journal?.Dispose();
             _data.Dispose();
             _pending.ReleaseAll(_pool);
+            _unwritten?.ReleaseAll(_pool);
             _pool.Dispose();
             _scratch.Free();
             _lock.Dispose();

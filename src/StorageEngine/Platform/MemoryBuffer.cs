@@ -47,6 +47,9 @@ internal sealed unsafe class MemoryBuffer
     /// </summary>
     public void AddReference() => Interlocked.Increment(ref _references);
 
+    /// <summary>Whether anything besides the caller's own reference (a mapped view) still holds the buffer.</summary>
+    public bool IsShared => Volatile.Read(ref _references) > 1;
+
     /// <summary>Drops a reference, freeing the memory with the last one.</summary>
     public void Release()
     {

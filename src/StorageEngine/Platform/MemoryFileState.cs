@@ -18,6 +18,9 @@ internal sealed unsafe class MemoryFileState
     // False: every write is durable at once and nothing is logged (see MemoryFileSystem's constructor).
     private readonly bool _keepsUndoLog;
     private MemoryBuffer? _buffer;
+    // Buffers replaced by growth that mapped views still read: writes go to them too, as every mapping of a
+    // file shows its writes. Each holds this file's reference until no view is left.
+    private readonly List<MemoryBuffer> _older = [];
     private long _length;
     private int _openHandles;
     private bool _linked = true;
@@ -291,6 +294,23 @@ internal sealed unsafe class MemoryFileState
         long end = offset + source.Length;
         EnsureCapacity(end);
         source.CopyTo(new Span<byte>(_buffer!.Pointer + offset, source.Length));
+        for (int i = _older.Count - 1; i >= 0; i--)
+        {
+            MemoryBuffer older = _older[i];
+            if (!older.IsShared)
+            {
+                older.Release();
+                _older.RemoveAt(i);
+                continue;
+            }
+
+            long visible = Math.Min(end, older.Capacity) - offset;
+            if (visible > 0)
+            {
+                source[..(int)visible].CopyTo(new Span<byte>(older.Pointer + offset, (int)visible));
+            }
+        }
+
         if (end > _length)
         {
             _length = end;
@@ -337,8 +357,8 @@ internal sealed unsafe class MemoryFileState
     }
 
     /// <summary>
-    /// Grows geometrically into a new buffer. The old one is only released, not freed: views made from it keep
-    /// their reference and stay readable.
+    /// Grows geometrically into a new buffer. The old one is kept while views made from it remain, and later
+    /// writes reach it too (see <see cref="Apply"/>).
     /// </summary>
     private void EnsureCapacity(long needed)
     {
@@ -353,7 +373,7 @@ internal sealed unsafe class MemoryFileState
         if (_buffer is not null)
         {
             Buffer.MemoryCopy(_buffer.Pointer, grown.Pointer, capacity, _length);
-            _buffer.Release();
+            _older.Add(_buffer);
         }
 
         _buffer = grown;
@@ -365,6 +385,12 @@ internal sealed unsafe class MemoryFileState
         {
             _buffer.Release();
             _buffer = null;
+            foreach (MemoryBuffer older in _older)
+            {
+                older.Release();
+            }
+
+            _older.Clear();
             _length = 0;
             _pending.Clear();
         }

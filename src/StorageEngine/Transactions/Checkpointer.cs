@@ -4,8 +4,8 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// Runs checkpoints on a background thread: when the journal has grown by the threshold since the last one,
-/// when the pages freed since then (which only a checkpoint makes reusable) reach it, or when the interval
-/// has passed with commits to checkpoint. Commits never wait for it.
+/// when the pages freed since then (which only a checkpoint makes reusable) or the committed pages held in
+/// memory for it reach it, or when the interval has passed with commits to checkpoint. Commits never wait for it.
 /// </summary>
 internal sealed class Checkpointer : IDisposable
 {
@@ -35,6 +35,12 @@ internal sealed class Checkpointer : IDisposable
     {
         Volatile.Write(ref _journalBytes, journalBytesWritten);
         if (journalBytesWritten - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold) _signal.Set();
+    }
+
+    /// <summary>Called after each commit group with the bytes of committed pages held in memory for the checkpoint.</summary>
+    public void OnUnwrittenBytes(long bytes)
+    {
+        if (bytes >= _threshold) _signal.Set();
     }
 
     /// <summary>Called (by the writer) with the bytes of pages a commit freed.</summary>

@@ -32,6 +32,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     private readonly FreeSpaceMap _freeSpace;
     private readonly PageBufferPool _pool;
     private readonly List<long> _order = new();
+    private readonly List<long> _freedEarlier = new();
     private long _pageCount;
 
     public PageWriter(Snapshot snapshot, SnapshotPageSource source, PendingPages? pending, FreeSpaceMap freeSpace, PageBufferPool pool,
@@ -56,6 +57,9 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     public long PageCount => _pageCount;
 
     public int DirtyCount => _dirty.Count;
+
+    /// <summary>First pages of the runs this transaction freed that earlier commits wrote.</summary>
+    public List<long> FreedEarlier => _freedEarlier;
 
     public byte* GetPage(long pageNumber) =>
         _dirty.TryGetValue(pageNumber, out var run) ? NotOverflow(run, pageNumber).Buffer.Pointer : CommittedPage(pageNumber);
@@ -102,6 +106,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _dirty[newPageNumber].BasePage = pageNumber;
         ((PageHeader*)copy)->PageNumber = newPageNumber;
         _freeSpace.Free(pageNumber, 1, reusableNow: false, this);
+        _freedEarlier.Add(pageNumber);
         return copy;
     }
 
@@ -132,9 +137,11 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         {
             Release(run);
             _freeSpace.Free(first, count, reusableNow: run.IsNew, this);
+            if (!run.IsNew) _freedEarlier.Add(first);
             return;
         }
         _freeSpace.Free(first, count, reusableNow: false, this);
+        _freedEarlier.Add(first);
     }
 
     public byte* ReadBitmap(long pageNumber) => GetPage(pageNumber);

@@ -10,9 +10,12 @@ namespace StorageEngine.Transactions;
 internal sealed class PendingCommit
 {
     private volatile bool _completed;
+    private bool _pagesHandedOver;
 
-    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes)
+    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes,
+        List<long> freed)
     {
+        Freed = freed;
         Diffs = diffs;
         State = state;
         EncodedState = encodedState;
@@ -31,6 +34,20 @@ internal sealed class PendingCommit
     /// <summary>The pages, owned by this commit until it is complete and the writer releases them.</summary>
     public List<CommittedRun> Pages { get; }
 
+    /// <summary>First pages of the runs it freed that earlier commits wrote.</summary>
+    public List<long> Freed { get; }
+
+    /// <summary>
+    /// Hands the pages over to <see cref="UnwrittenPages"/>: <see cref="Release"/> no longer frees them.
+    /// Called by the group writer before the commit completes.
+    /// </summary>
+    /// <remarks>
+    /// The list stays as it is: until the commit is complete and dropped from <see cref="PendingPages"/>, the
+    /// writer may still find the pages through it, and <see cref="UnwrittenPages"/> keeps their buffers alive
+    /// as long as a pending commit names them.
+    /// </remarks>
+    public void HandOverPages() => _pagesHandedOver = true;
+
     /// <summary>The same pages as journal runs, in page order.</summary>
     public List<JournalPageRun> Runs { get; }
 
@@ -40,7 +57,10 @@ internal sealed class PendingCommit
     /// <summary>Frees the pages and the diffs (the commit is complete, or failed before it was queued).</summary>
     public void Release(PageBufferPool pool)
     {
-        foreach (var run in Pages) run.Release(pool);
+        if (!_pagesHandedOver)
+        {
+            foreach (var run in Pages) run.Release(pool);
+        }
         Pages.Clear();
         if (Diffs is { } diffs) System.Buffers.ArrayPool<byte>.Shared.Return(diffs);
         Diffs = null;

@@ -21,6 +21,9 @@ internal sealed class PendingPages
         foreach (var run in commit.Pages) _pages[run.FirstPage] = run;
     }
 
+    /// <summary>The oldest commit still held (its buffers may be found here), or <see cref="long.MaxValue"/>.</summary>
+    public long OldestTransactionId => _commits.Count == 0 ? long.MaxValue : _commits[0].TransactionId;
+
     public bool TryGet(long pageNumber, out CommittedRun run) => _pages.TryGetValue(pageNumber, out run);
 
     /// <summary>Forgets completed commits (their pages are now read from the data file) and frees their buffers.</summary>

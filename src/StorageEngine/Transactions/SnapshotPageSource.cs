@@ -3,7 +3,10 @@ using StorageEngine.Paging;
 
 namespace StorageEngine.Transactions;
 
-/// <summary>Pages of a committed snapshot, read straight from the mapping and checksum-verified on first touch.</summary>
+/// <summary>
+/// Pages of a committed snapshot: those a checkpoint has not yet written to the data file from memory
+/// (<see cref="UnwrittenPages"/>), the rest straight from the mapping, checksum-verified on first touch.
+/// </summary>
 internal sealed unsafe class SnapshotPageSource : IPageSource
 {
     private readonly byte* _base;
@@ -11,9 +14,11 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
     private readonly VerifiedPages _verified;
     private readonly VerifiedPages _verifiedValues;
     private readonly string _path;
+    private readonly UnwrittenPages? _unwritten;
 
-    public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, VerifiedPages verifiedValues, int pageSize, string path)
+    public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, VerifiedPages verifiedValues, int pageSize, string path, UnwrittenPages? unwritten)
     {
+        _unwritten = unwritten;
         _verifiedValues = verifiedValues;
         // Copied out of the snapshot: this is the read hot path.
         _base = snapshot.Base;
@@ -29,6 +34,12 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
     {
         if ((ulong)pageNumber >= (ulong)_pageCount || pageNumber < 2)
             throw Corruption(pageNumber, $"a reference to page {pageNumber}, outside the {_pageCount} pages of the snapshot.");
+        if (_unwritten is { IsEmpty: false } unwritten && unwritten.TryGet(pageNumber, out var run))
+        {
+            return run.IsOverflow
+                ? throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.")
+                : run.Buffer.Pointer;
+        }
         byte* page = _base + pageNumber * PageSize;
         if (!_verified.Contains(pageNumber))
         {
@@ -44,6 +55,12 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         long pages = (length + PageSize - 1) / PageSize;
         if (firstPage < 2 || firstPage + pages > _pageCount)
             throw Corruption(firstPage, $"an overflow run of {pages} pages outside the {_pageCount} pages of the snapshot.");
+        if (_unwritten is { IsEmpty: false } unwritten && unwritten.TryGet(firstPage, out var run))
+        {
+            return run.IsOverflow && run.PageCount >= pages
+                ? run.Buffer.Pointer
+                : throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which was written as something else.");
+        }
         byte* data = _base + firstPage * PageSize;
         if (!_verifiedValues.Contains(firstPage))
         {

@@ -92,7 +92,8 @@ internal static class NumberedTransactions
         Assert.True(report.IsHealthy, $"Check found {report.Problems.Count} problems:{Environment.NewLine}{string.Join(Environment.NewLine, report.Problems)}");
     }
 
-    private static List<long> ExpectedKeys(long last)
+    /// <summary>The log keys after transaction <paramref name="last"/>, in order.</summary>
+    public static List<long> ExpectedKeys(long last)
     {
         var keys = new List<long>();
         for (long i = 1; i <= last; i++)

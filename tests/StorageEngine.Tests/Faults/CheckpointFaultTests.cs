@@ -4,7 +4,7 @@ using static StorageEngine.Tests.Durability.NumberedTransactions;
 namespace StorageEngine.Tests.Faults;
 
 /// <summary>
-/// A checkpoint whose data-file sync, header write, header sync, journal recycling or spare-file preallocation
+/// A checkpoint whose write of committed pages, data-file sync, header write, header sync, journal recycling or spare-file preallocation
 /// fails: Checkpoint throws, nothing committed is lost, and after reopening (also after a power loss) every
 /// acknowledged commit is there.
 /// </summary>
@@ -13,8 +13,8 @@ public sealed class CheckpointFaultTests
     public static TheoryData<FileOperation, int, FaultKind> CheckpointFaults => new()
     {
         { FileOperation.Sync, 1, FaultKind.IOError },          // the data file's sync
-        { FileOperation.Write, 1, FaultKind.IOError },         // the header copy
-        { FileOperation.Write, 1, FaultKind.ShortWrite },      // a torn header copy
+        { FileOperation.Write, 1, FaultKind.IOError },         // the first write of committed pages
+        { FileOperation.Write, 1, FaultKind.ShortWrite },      // a torn one
         { FileOperation.Write, 1, FaultKind.DiskFull },
         { FileOperation.Sync, 2, FaultKind.IOError },          // the header's sync
         { FileOperation.DirectoryChange, 1, FaultKind.IOError }, // recycling a journal file

@@ -1,0 +1,194 @@
+using System.Collections.Concurrent;
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// Committed pages whose journal record is written but which are not yet in the data file: the checkpoint
+/// writes them there. Commits so cost one journal write and no data-file write, and a page that a later
+/// commit replaces before the checkpoint, when no reader can still see it, is never written at all.
+/// </summary>
+/// <remarks>
+/// Readers look pages up here before the mapping, without locking. Between two checkpoints a tree page number
+/// holds one version only (a freed page is reused only once a checkpoint covers its release); bitmap pages,
+/// which readers never read, change in place. Every removed buffer is retired, not freed: a reader or the
+/// writer may still hold a pointer into it, so it goes back to the pool only once every reader that could
+/// have found it is gone, and only under the write lock (see <see cref="ReleaseRetired"/>).
+/// </remarks>
+internal sealed class UnwrittenPages
+{
+    private readonly ConcurrentDictionary<long, Entry> _entries = new();
+    private readonly object _mutation = new();
+    private readonly List<(long RetiredAt, long WrittenBy, CommittedRun Run)> _retired = new();
+    private int _count;
+    private long _bytes;
+    // Checkpoints or backups writing collected buffers out: nothing retired is freed meanwhile.
+    private int _collecting;
+
+    /// <summary>One page (or overflow run) as a commit left it.</summary>
+    internal sealed class Entry(CommittedRun run, long writtenBy)
+    {
+        public CommittedRun Run { get; } = run;
+
+        /// <summary>The transaction that wrote this version.</summary>
+        public long WrittenBy { get; } = writtenBy;
+
+        /// <summary>The transaction that freed it, or <see cref="long.MaxValue"/> while it is live.</summary>
+        public long FreedBy = long.MaxValue;
+    }
+
+    /// <summary>True when every committed page is in the data file (the readers' fast path).</summary>
+    public bool IsEmpty => Volatile.Read(ref _count) == 0;
+
+    /// <summary>Pages held.</summary>
+    public int Count => Volatile.Read(ref _count);
+
+    /// <summary>Bytes of the pages held, the memory a checkpoint gives back.</summary>
+    public long Bytes => Volatile.Read(ref _bytes);
+
+    /// <summary>The newest version of the run starting at <paramref name="firstPage"/>, if it is not yet in the data file.</summary>
+    public bool TryGet(long firstPage, out CommittedRun run)
+    {
+        if (_entries.TryGetValue(firstPage, out var entry))
+        {
+            run = entry.Run;
+            return true;
+        }
+        run = default;
+        return false;
+    }
+
+    /// <summary>
+    /// Takes over a durable commit's pages (the caller no longer frees them). A page replaced in place is
+    /// retired at <paramref name="publishedId"/>, the newest snapshot readers may hold.
+    /// </summary>
+    public void Add(List<CommittedRun> pages, long transactionId, long publishedId)
+    {
+        lock (_mutation)
+        {
+            foreach (var run in pages)
+            {
+                var entry = new Entry(run, transactionId);
+                if (_entries.TryGetValue(run.FirstPage, out var replaced))
+                {
+                    _entries[run.FirstPage] = entry;
+                    Retire(replaced, publishedId);
+                }
+                else
+                {
+                    _entries[run.FirstPage] = entry;
+                    Volatile.Write(ref _count, _count + 1);
+                }
+                _bytes += run.Buffer.Length;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Forgets the versions of these pages held here because the data file now has newer ones (a commit that
+    /// wrote its pages directly), retiring them at <paramref name="publishedId"/>.
+    /// </summary>
+    public void Drop(List<CommittedRun> pages, long publishedId)
+    {
+        if (IsEmpty) return;
+        lock (_mutation)
+        {
+            foreach (var run in pages)
+            {
+                if (_entries.TryRemove(run.FirstPage, out var removed)) Retire(removed, publishedId, counted: true);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, no retired
+    /// buffer is freed, since the caller reads the collected ones outside the lock.
+    /// </summary>
+    public List<KeyValuePair<long, Entry>> Collect()
+    {
+        lock (_mutation)
+        {
+            _collecting++;
+            var entries = _entries.ToList();
+            entries.Sort((a, b) => a.Key.CompareTo(b.Key));
+            return entries;
+        }
+    }
+
+    /// <summary>Ends a <see cref="Collect"/>.</summary>
+    public void EndCollect()
+    {
+        lock (_mutation) _collecting--;
+    }
+
+    /// <summary>Marks the runs a durable commit freed (by first page), so that a checkpoint can leave them out.</summary>
+    public void MarkFreed(List<long> freed, long transactionId)
+    {
+        if (freed.Count == 0 || IsEmpty) return;
+        lock (_mutation)
+        {
+            foreach (long firstPage in freed)
+            {
+                if (_entries.TryGetValue(firstPage, out var entry)) Volatile.Write(ref entry.FreedBy, transactionId);
+            }
+        }
+    }
+
+    /// <summary>
+    /// After a checkpoint wrote and synced <paramref name="written"/>: drops each entry still holding the version
+    /// written (a newer one stays), retiring it at <paramref name="publishedId"/>.
+    /// </summary>
+    public void Remove(List<KeyValuePair<long, Entry>> written, long publishedId)
+    {
+        lock (_mutation)
+        {
+            foreach (var pair in written)
+            {
+                if (_entries.TryRemove(pair)) Retire(pair.Value, publishedId, counted: true);
+            }
+        }
+        // Removed, then fenced: a reader that found an entry registered before, and the release sees it.
+        Interlocked.MemoryBarrier();
+    }
+
+    /// <summary>
+    /// Returns to the pool the buffers retired before every reader now registered began (their snapshots are
+    /// all newer) and written by commits older than <paramref name="oldestPending"/>, the oldest commit the
+    /// writer may still find pages of in <see cref="PendingPages"/>. The caller holds the write lock, so no
+    /// writer holds a pointer into them either.
+    /// </summary>
+    public void ReleaseRetired(long oldestReader, long oldestPending, PageBufferPool pool)
+    {
+        lock (_mutation)
+        {
+            if (_retired.Count == 0 || _collecting > 0) return;
+            int kept = 0;
+            for (int i = 0; i < _retired.Count; i++)
+            {
+                var (retiredAt, writtenBy, run) = _retired[i];
+                if (retiredAt < oldestReader && writtenBy < oldestPending) run.Release(pool);
+                else _retired[kept++] = _retired[i];
+            }
+            _retired.RemoveRange(kept, _retired.Count - kept);
+        }
+    }
+
+    /// <summary>Frees every buffer, held or retired (on close, when nothing reads any more).</summary>
+    public void ReleaseAll(PageBufferPool pool)
+    {
+        lock (_mutation)
+        {
+            foreach (var entry in _entries.Values) entry.Run.Release(pool);
+            _entries.Clear();
+            foreach (var (_, _, run) in _retired) run.Release(pool);
+            _retired.Clear();
+            _count = 0;
+            _bytes = 0;
+        }
+    }
+
+    private void Retire(Entry entry, long publishedId, bool counted = false)
+    {
+        _retired.Add((publishedId, entry.WrittenBy, entry.Run));
+        _bytes -= entry.Run.Buffer.Length;
+        if (counted) Volatile.Write(ref _count, _count - 1);
+    }
+}
