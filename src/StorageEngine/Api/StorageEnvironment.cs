@@ -273,10 +273,11 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfWriteFailed();
         _pending.ReleaseCompleted(_pool);
-        _unwritten?.ReleaseRetired(_readers.Oldest(), _pending.OldestTransactionId, _pool);
+        long oldestReader = _readers.Oldest();
+        _unwritten?.ReleaseRetired(oldestReader, _pending.OldestTransactionId, _pool);
         ThrowIfWriteFailed();
         var published = Volatile.Read(ref _current);
-        long oldest = Math.Min(_readers.Oldest(), published.TransactionId);
+        long oldest = Math.Min(oldestReader, published.TransactionId);
         _data.ReleaseRetired(oldest);
         // A page freed after the last checkpoint must not be overwritten until one covers it: recovery may
         // need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after

@@ -29,6 +29,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     private readonly List<NativeBuffer> _headers = new();
     private IStorageFile? _file;
+    // The current file's length, fixed once it is preallocated: asking the file each time costs a system call.
+    private long _fileLength;
     private long _offset;
     private long _freeCounter;
     private bool _warnedBuffered;
@@ -56,11 +58,16 @@ internal sealed unsafe class JournalWriter : IDisposable
         }
         _freeCounter = DateTime.UtcNow.Ticks;
         CurrentFileNumber = firstFileNumber;
-        if (!openLater) _file = OpenFile(firstFileNumber, _fileSize);
+        if (!openLater) OpenFirstFile();
     }
 
     /// <summary>Opens the first file if the constructor was told to leave it (a spare is renamed, or a new file preallocated).</summary>
-    public void OpenFirstFile() => _file ??= OpenFile(CurrentFileNumber, _fileSize);
+    public void OpenFirstFile()
+    {
+        if (_file is not null) return;
+        _file = OpenFile(CurrentFileNumber, _fileSize);
+        _fileLength = _file.Length;
+    }
 
     /// <summary>Number of the file records are appended to.</summary>
     public long CurrentFileNumber { get; private set; }
@@ -84,11 +91,11 @@ internal sealed unsafe class JournalWriter : IDisposable
         long total = 0;
         for (int e = 0; e < entries.Count; e++) total += RecordLength(entries[e]);
         OpenFirstFile();
-        if (_offset + total > _file!.Length) SwitchFile(total);
+        if (_offset + total > _fileLength) SwitchFile(total);
 
         _buffers.Clear();
         for (int e = 0; e < entries.Count; e++) AddRecord(e, entries[e]);
-        _file.Write(_offset, _buffers);
+        _file!.Write(_offset, _buffers);
         if (_durable && !_file.IsWriteThrough) _file.Flush();
         _offset += total;
         BytesWritten += total;
@@ -171,6 +178,7 @@ internal sealed unsafe class JournalWriter : IDisposable
         var next = OpenFile(CurrentFileNumber + 1, size);
         var old = _file!;
         _file = next;
+        _fileLength = next.Length;
         _offset = 0;
         CurrentFileNumber++;
         if (!_durable) old.Flush();

@@ -100,7 +100,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             return NotOverflow(run, pageNumber).Buffer.Pointer;
         }
         byte* original = CommittedPage(pageNumber);
-        byte* copy = AllocatePage(out newPageNumber);
+        byte* copy = AllocatePage(out newPageNumber, clear: false);
         Buffer.MemoryCopy(original, copy, PageSize, PageSize);
         // The copy mostly equals the original, which stays intact on disk until a checkpoint covers its release.
         _dirty[newPageNumber].BasePage = pageNumber;
@@ -110,11 +110,13 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         return copy;
     }
 
-    public byte* AllocatePage(out long pageNumber)
+    public byte* AllocatePage(out long pageNumber) => AllocatePage(out pageNumber, clear: true);
+
+    private byte* AllocatePage(out long pageNumber, bool clear)
     {
         pageNumber = _freeSpace.Allocate(1, this, ref _pageCount);
         var buffer = _pool.Rent();
-        buffer.GetSpan().Clear();
+        if (clear) buffer.GetSpan().Clear();
         _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = true, IsOverflow = false, BasePage = JournalPageRun.ZeroPage };
         return buffer.Pointer;
     }

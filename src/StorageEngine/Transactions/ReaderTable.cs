@@ -17,6 +17,8 @@ internal sealed class ReaderTable
     }
 
     private readonly Slot[] _slots;
+    // One past the highest slot ever claimed: scans stop there rather than read every slot's cache line.
+    private int _inUse;
 
     public ReaderTable(int capacity) => _slots = new Slot[capacity];
 
@@ -34,9 +36,11 @@ internal sealed class ReaderTable
         {
             int i = start + n;
             if (i >= _slots.Length) i -= _slots.Length;
-            if (Volatile.Read(ref _slots[i].Value) == 0 &&
-                Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0)
-                return i;
+            if (Volatile.Read(ref _slots[i].Value) != 0) continue;
+            // Raised before the slot is claimed (both full fences): a scan that stops short of this slot read
+            // the bound first, so the reader's check of the current snapshot sees whatever that writer published.
+            if (i >= Volatile.Read(ref _inUse)) RaiseInUse(i + 1);
+            if (Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0) return i;
         }
         throw new InvalidOperationException(
             $"Too many read transactions are open at once (the limit is {_slots.Length}); dispose finished ones or raise StorageEnvironmentOptions.MaxReaders.");
@@ -51,7 +55,8 @@ internal sealed class ReaderTable
     public long Oldest()
     {
         long oldest = long.MaxValue;
-        for (int i = 0; i < _slots.Length; i++)
+        int inUse = Volatile.Read(ref _inUse);
+        for (int i = 0; i < inUse; i++)
         {
             long value = Volatile.Read(ref _slots[i].Value);
             if (value > 0 && value - 1 < oldest) oldest = value - 1;
@@ -66,8 +71,21 @@ internal sealed class ReaderTable
         {
             Interlocked.MemoryBarrier();
             int count = 0;
-            for (int i = 0; i < _slots.Length; i++) if (Volatile.Read(ref _slots[i].Value) > 0) count++;
+            int inUse = Volatile.Read(ref _inUse);
+            for (int i = 0; i < inUse; i++) if (Volatile.Read(ref _slots[i].Value) > 0) count++;
             return count;
         }
+    }
+
+    private void RaiseInUse(int bound)
+    {
+        int seen = Volatile.Read(ref _inUse);
+        while (seen < bound)
+        {
+            int found = Interlocked.CompareExchange(ref _inUse, bound, seen);
+            if (found == seen) return;
+            seen = found;
+        }
+        Interlocked.MemoryBarrier();
     }
 }
