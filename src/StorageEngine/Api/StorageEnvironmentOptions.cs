@@ -24,10 +24,17 @@ public sealed class StorageEnvironmentOptions
     /// <summary>Size of each preallocated journal file. Default 64 MiB.</summary>
     public long JournalFileSize { get; set; } = 64L << 20;
 
-    /// <summary>Journal bytes written since the last checkpoint that trigger a background checkpoint. Default 32 MiB.</summary>
+    /// <summary>
+    /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of
+    /// freed pages, or of committed pages waiting in memory for the checkpoint, trigger one too. The waiting
+    /// pages are capped at four times this (64 MiB at least): beyond it commits write their own. Default 32 MiB.
+    /// </summary>
     public long CheckpointThreshold { get; set; } = 32L << 20;
 
-    /// <summary>Longest time between checkpoints while there are commits to checkpoint. Default 10 seconds.</summary>
+    /// <summary>
+    /// Longest time between checkpoints while there are commits to checkpoint; once commits pause for a tenth of
+    /// it (between 100 ms and 1 s) a checkpoint runs too. Default 10 seconds.
+    /// </summary>
     public TimeSpan CheckpointInterval { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>How long <see cref="StorageEnvironment.BeginWrite(TimeSpan?)"/> waits for the running writer by default. Default 30 seconds.</summary>
