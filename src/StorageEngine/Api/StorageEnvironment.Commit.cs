@@ -190,7 +190,7 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves.</summary>
-    private long UnwrittenLimit => Math.Max(4 * _options.CheckpointThreshold, 64L << 20);
+    private long UnwrittenLimit => Math.Max(2 * _options.CheckpointThreshold, 64L << 20);
 
     /// <summary>
     /// Writes the pages held for the checkpoint of <paramref name="snapshot"/> into the data file (the caller

@@ -27,7 +27,7 @@ public sealed class StorageEnvironmentOptions
     /// <summary>
     /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of
     /// freed pages, or of committed pages waiting in memory for the checkpoint, trigger one too. The waiting
-    /// pages are capped at four times this (64 MiB at least): beyond it commits write their own. Default 32 MiB.
+    /// pages are capped at twice this (64 MiB at least): beyond it commits write their own. Default 32 MiB.
     /// </summary>
     public long CheckpointThreshold { get; set; } = 32L << 20;
 
