@@ -197,7 +197,8 @@ public sealed partial class StorageEnvironment
     /// syncs), except those freed by a commit that no reader and no recovery from this checkpoint can need.
     /// Returns what it collected, for <see cref="UnwrittenPages.Remove"/> and then <see cref="UnwrittenPages.EndCollect"/>.
     /// </summary>
-    private List<KeyValuePair<long, UnwrittenPages.Entry>>? WriteUnwrittenPages(Snapshot snapshot)
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
+    private KeyValuePair<long, UnwrittenPages.Entry>[]? WriteUnwrittenPages(Snapshot snapshot)
     {
         if (_unwritten is null || _unwritten.IsEmpty) return null;
         var entries = _unwritten.Collect();
@@ -206,7 +207,7 @@ public sealed partial class StorageEnvironment
             long unseenUpTo = Math.Min(snapshot.TransactionId, _readers.Oldest());
             var gather = new List<ReadOnlyMemory<byte>>();
             int i = 0;
-            while (i < entries.Count)
+            while (i < entries.Length)
             {
                 if (Volatile.Read(ref entries[i].Value.FreedBy) <= unseenUpTo)
                 {
@@ -216,7 +217,7 @@ public sealed partial class StorageEnvironment
                 long first = entries[i].Key;
                 long next = first;
                 gather.Clear();
-                while (i < entries.Count && entries[i].Key == next && gather.Count < MaxGatheredPages
+                while (i < entries.Length && entries[i].Key == next && gather.Count < MaxGatheredPages
                     && Volatile.Read(ref entries[i].Value.FreedBy) > unseenUpTo)
                 {
                     var run = entries[i].Value.Run;

@@ -338,7 +338,7 @@ public sealed partial class StorageEnvironment : IDisposable
             ThrowIfWriteFailed();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
-            List<KeyValuePair<long, UnwrittenPages.Entry>>? written = null;
+            KeyValuePair<long, UnwrittenPages.Entry>[]? written = null;
             try
             {
                 written = WriteUnwrittenPages(snapshot);

@@ -129,13 +129,21 @@ internal sealed class UnwrittenPages
     /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, no retired
     /// buffer is freed, since the caller reads the collected ones outside the lock.
     /// </summary>
-    public List<KeyValuePair<long, Entry>> Collect()
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
+    public KeyValuePair<long, Entry>[] Collect()
     {
         lock (_mutation)
         {
             _collecting++;
-            var entries = _entries.ToList();
-            entries.Sort((a, b) => a.Key.CompareTo(b.Key));
+            var pages = new long[_entries.Count];
+            var entries = new KeyValuePair<long, Entry>[_entries.Count];
+            int i = 0;
+            foreach (var pair in _entries)
+            {
+                pages[i] = pair.Key;
+                entries[i++] = pair;
+            }
+            Array.Sort(pages, entries);
             return entries;
         }
     }
@@ -163,7 +171,7 @@ internal sealed class UnwrittenPages
     /// After a checkpoint wrote and synced <paramref name="written"/>: drops each entry still holding the version
     /// written (a newer one stays), retiring it at <paramref name="publishedId"/>.
     /// </summary>
-    public void Remove(List<KeyValuePair<long, Entry>> written, long publishedId)
+    public void Remove(KeyValuePair<long, Entry>[] written, long publishedId)
     {
         lock (_mutation)
         {
