@@ -197,36 +197,13 @@ public sealed partial class StorageEnvironment
     /// syncs), except those freed by a commit that no reader and no recovery from this checkpoint can need.
     /// Returns what it collected, for <see cref="UnwrittenPages.Remove"/> and then <see cref="UnwrittenPages.EndCollect"/>.
     /// </summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private KeyValuePair<long, UnwrittenPages.Entry>[]? WriteUnwrittenPages(Snapshot snapshot)
     {
         if (_unwritten is null || _unwritten.IsEmpty) return null;
         var entries = _unwritten.Collect();
         try
         {
-            long unseenUpTo = Math.Min(snapshot.TransactionId, _readers.Oldest());
-            var gather = new List<ReadOnlyMemory<byte>>();
-            int i = 0;
-            while (i < entries.Length)
-            {
-                if (Volatile.Read(ref entries[i].Value.FreedBy) <= unseenUpTo)
-                {
-                    i++;
-                    continue;
-                }
-                long first = entries[i].Key;
-                long next = first;
-                gather.Clear();
-                while (i < entries.Length && entries[i].Key == next && gather.Count < MaxGatheredPages
-                    && Volatile.Read(ref entries[i].Value.FreedBy) > unseenUpTo)
-                {
-                    var run = entries[i].Value.Run;
-                    gather.Add(run.Buffer.Memory);
-                    next += run.PageCount;
-                    i++;
-                }
-                _data.Write(first, gather);
-            }
+            WriteCollected(entries, leaveOutFreedUpTo: Math.Min(snapshot.TransactionId, _readers.Oldest()));
             return entries;
         }
         catch
@@ -235,9 +212,6 @@ public sealed partial class StorageEnvironment
             throw;
         }
     }
-
-    /// <summary>Buffers per gathered write, well under the operating system's limit (1,024 on Linux).</summary>
-    private const int MaxGatheredPages = 256;
 
     /// <summary>
     /// Writes the pages held for the next checkpoint into the data file without syncing or forgetting them, so
@@ -249,19 +223,47 @@ public sealed partial class StorageEnvironment
         var entries = _unwritten.Collect();
         try
         {
-            var gather = new List<ReadOnlyMemory<byte>>(1);
-            foreach (var (page, entry) in entries)
-            {
-                gather.Clear();
-                gather.Add(entry.Run.Buffer.Memory);
-                _data.Write(page, gather);
-            }
+            WriteCollected(entries, leaveOutFreedUpTo: long.MinValue);
         }
         finally
         {
             _unwritten.EndCollect();
         }
     }
+
+    /// <summary>
+    /// Writes collected pages (in page order) with one gathered write per stretch of consecutive pages, leaving
+    /// out those freed at or before transaction <paramref name="leaveOutFreedUpTo"/>.
+    /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
+    private void WriteCollected(KeyValuePair<long, UnwrittenPages.Entry>[] entries, long leaveOutFreedUpTo)
+    {
+        var gather = new List<ReadOnlyMemory<byte>>();
+        int i = 0;
+        while (i < entries.Length)
+        {
+            if (Volatile.Read(ref entries[i].Value.FreedBy) <= leaveOutFreedUpTo)
+            {
+                i++;
+                continue;
+            }
+            long first = entries[i].Key;
+            long next = first;
+            gather.Clear();
+            while (i < entries.Length && entries[i].Key == next && gather.Count < MaxGatheredPages
+                && Volatile.Read(ref entries[i].Value.FreedBy) > leaveOutFreedUpTo)
+            {
+                var run = entries[i].Value.Run;
+                gather.Add(run.Buffer.Memory);
+                next += run.PageCount;
+                i++;
+            }
+            _data.Write(first, gather);
+        }
+    }
+
+    /// <summary>Buffers per gathered write, well under the operating system's limit (1,024 on Linux).</summary>
+    private const int MaxGatheredPages = 256;
 
     /// <summary>
     /// Writes records with one journal write and returns their file, keeping the running average of a write's

@@ -33,7 +33,7 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// Longest time between checkpoints while there are commits to checkpoint; once commits pause for a tenth of
-    /// it (between 100 ms and 1 s) a checkpoint runs too. Default 10 seconds.
+    /// it (at least 100 ms) a checkpoint runs too. Default 10 seconds.
     /// </summary>
     public TimeSpan CheckpointInterval { get; set; } = TimeSpan.FromSeconds(10);
 

@@ -83,7 +83,7 @@ public abstract class Transaction : IDisposable
 
     private Tree? FindOpened(string name)
     {
-        if (_trees is not null) return _trees.GetValueOrDefault(name);
+        if (_trees is { } trees) return trees.GetValueOrDefault(name);
         var last = _lastTree;
         return last is not null && (ReferenceEquals(last.Name, name) || string.Equals(last.Name, name, StringComparison.Ordinal)) ? last : null;
     }
@@ -133,17 +133,22 @@ public abstract class Transaction : IDisposable
 
     internal void Remember(Tree tree)
     {
-        if (_trees is null && (_lastTree is null || _lastTree.Name == tree.Name))
+        // Each field read once: threads misusing one transaction must not see one change half made (a
+        // NullReferenceException), even though they may still race on the dictionary itself.
+        var trees = _trees;
+        var last = _lastTree;
+        if (trees is null && (last is null || last.Name == tree.Name))
         {
             _lastTree = tree;
             return;
         }
-        if (_trees is null)
+        if (trees is null)
         {
-            _trees = new Dictionary<string, Tree>(StringComparer.Ordinal) { [_lastTree!.Name] = _lastTree };
-            _lastTree = null;
+            trees = new Dictionary<string, Tree>(StringComparer.Ordinal);
+            if (last is not null) trees[last.Name] = last;
+            _trees = trees;
         }
-        _trees[tree.Name] = tree;
+        trees[tree.Name] = tree;
     }
 
     /// <summary>Throws unless the transaction can still be used.</summary>

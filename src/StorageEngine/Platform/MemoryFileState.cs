@@ -15,8 +15,6 @@ internal sealed unsafe class MemoryFileState
     private const long MinimumCapacity = 64 * 1024;
 
     private readonly List<MemoryPendingOperation> _pending = [];
-    // False: every write is durable at once and nothing is logged (see MemoryFileSystem's constructor).
-    private readonly bool _keepsUndoLog;
     private MemoryBuffer? _buffer;
     // Buffers replaced by growth that mapped views still read: writes go to them too, as every mapping of a
     // file shows its writes. Each holds this file's reference until no view is left.
@@ -26,10 +24,13 @@ internal sealed unsafe class MemoryFileState
     private bool _linked = true;
 
     /// <summary>Creates an empty file; <paramref name="keepsUndoLog"/>: see <see cref="KeepsUndoLog"/>.</summary>
-    public MemoryFileState(bool keepsUndoLog) => _keepsUndoLog = keepsUndoLog;
+    public MemoryFileState(bool keepsUndoLog) => KeepsUndoLog = keepsUndoLog;
 
-    /// <summary>Whether unflushed writes are logged so that a simulated power loss can undo them.</summary>
-    public bool KeepsUndoLog => _keepsUndoLog;
+    /// <summary>
+    /// Whether unflushed writes are logged so that a simulated power loss can undo them; without it every write
+    /// is durable at once (see <see cref="MemoryFileSystem"/>'s constructor).
+    /// </summary>
+    public bool KeepsUndoLog { get; }
 
     /// <summary>Guards all of the state.</summary>
     public object Sync { get; } = new();
@@ -80,7 +81,7 @@ internal sealed unsafe class MemoryFileState
         }
 
         long end = offset + source.Length;
-        if (_keepsUndoLog && (!isDurable || _pending.Count > 0))
+        if (KeepsUndoLog && (!isDurable || _pending.Count > 0))
         {
             byte[] before = Slice(offset, Math.Min(end, _length));
             _pending.Add(MemoryPendingOperation.Write(offset, source.ToArray(), before, _length, isDurable));
@@ -97,7 +98,7 @@ internal sealed unsafe class MemoryFileState
             return;
         }
 
-        if (_keepsUndoLog)
+        if (KeepsUndoLog)
         {
             byte[] before = Slice(length, _length);
             _pending.Add(MemoryPendingOperation.SetLength(_length, length, before));

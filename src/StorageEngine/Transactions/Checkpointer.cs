@@ -54,9 +54,10 @@ internal sealed class Checkpointer : IDisposable
 
     /// <summary>
     /// How long commits must pause before a checkpoint writes what they left in memory: readers then find every
-    /// page in the mapping again. A tenth of the interval, between 100 ms and 1 s.
+    /// page in the mapping again. A tenth of the interval, at least 100 ms: a long
+    /// interval asks for rare checkpoints, and a pause of a second must not override it.
     /// </summary>
-    private TimeSpan IdleDelay => TimeSpan.FromTicks(Math.Clamp(_interval.Ticks / 10, TimeSpan.TicksPerMillisecond * 100, TimeSpan.TicksPerSecond));
+    private TimeSpan IdleDelay => TimeSpan.FromTicks(Math.Max(_interval.Ticks / 10, TimeSpan.TicksPerMillisecond * 100));
 
     private void Run()
     {

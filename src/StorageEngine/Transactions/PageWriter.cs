@@ -68,7 +68,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     private byte* CommittedPage(long pageNumber)
     {
         if (_pending is null || !_pending.TryGet(pageNumber, out var run)) return _base.GetPage(pageNumber);
-        if (run.IsOverflow) throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.");
+        if (run.IsOverflow) throw _base.OverflowOverTreePage(pageNumber);
         return run.Buffer.Pointer;
     }
 
@@ -78,7 +78,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         if (_dirty.TryGetValue(firstPage, out var run)) found = new CommittedRun(firstPage, run.PageCount, run.Buffer, run.IsOverflow);
         else if (_pending is null || !_pending.TryGet(firstPage, out found)) return _base.GetOverflow(firstPage, length, checksum);
         if (!found.IsOverflow || length > (long)found.PageCount * PageSize)
-            throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which was written as something else.");
+            throw _base.NotAnOverflowValue(firstPage, length);
         return found.Buffer.Pointer;
     }
 
@@ -89,7 +89,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// page the trees still use, which only damaged files can make it do.
     /// </summary>
     private DirtyRun NotOverflow(DirtyRun run, long pageNumber) => run.IsOverflow
-        ? throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.")
+        ? throw _base.OverflowOverTreePage(pageNumber)
         : run;
 
     public byte* Modify(long pageNumber, out long newPageNumber)

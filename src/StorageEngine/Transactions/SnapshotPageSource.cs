@@ -37,7 +37,7 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         if (_unwritten is { IsEmpty: false } unwritten && unwritten.TryGet(pageNumber, out var run))
         {
             return run.IsOverflow
-                ? throw Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.")
+                ? throw OverflowOverTreePage(pageNumber)
                 : run.Buffer.Pointer;
         }
         byte* page = _base + pageNumber * PageSize;
@@ -59,7 +59,7 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         {
             return run.IsOverflow && run.PageCount >= pages
                 ? run.Buffer.Pointer
-                : throw Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which was written as something else.");
+                : throw NotAnOverflowValue(firstPage, length);
         }
         byte* data = _base + firstPage * PageSize;
         if (!_verifiedValues.Contains(firstPage))
@@ -70,6 +70,14 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         }
         return data;
     }
+
+    /// <summary>A tree or bitmap page an overflow value was written over: only damaged free-space bitmaps make that happen.</summary>
+    public CorruptionException OverflowOverTreePage(long pageNumber) =>
+        Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.");
+
+    /// <summary>An overflow reference to a run that holds something else, or less than the value's length.</summary>
+    public CorruptionException NotAnOverflowValue(long firstPage, long length) =>
+        Corruption(firstPage, $"an overflow value of {length} bytes refers to page {firstPage}, which was written as something else.");
 
     /// <remarks>A page number outside the file (a damaged reference) is reported at offset 0, the file as a whole.</remarks>
     public CorruptionException Corruption(long pageNumber, string problem) =>

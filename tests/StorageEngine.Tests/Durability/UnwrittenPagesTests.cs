@@ -1,4 +1,5 @@
 using StorageEngine.Platform;
+using StorageEngine.Tests.Faults;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
 
 namespace StorageEngine.Tests.Durability;
@@ -15,7 +16,7 @@ public sealed class UnwrittenPagesTests
     [Fact]
     public void ACommitWritesNothingToTheDataFileAndItsPagesAreReadFromMemory()
     {
-        var fileSystem = new CountingFileSystem(new MemoryFileSystem());
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         using var environment = StorageEnvironment.Open(Options(fileSystem));
         Commit(environment, 1, 50);
         long before = fileSystem.DataFileBytesWritten;
@@ -31,7 +32,7 @@ public sealed class UnwrittenPagesTests
     [Fact]
     public void PagesReplacedBeforeTheCheckpointAreNeverWritten()
     {
-        var fileSystem = new CountingFileSystem(new MemoryFileSystem());
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         using var environment = StorageEnvironment.Open(Options(fileSystem));
         var key = "counter"u8.ToArray();
         const int Commits = 500;
@@ -109,72 +110,5 @@ public sealed class UnwrittenPagesTests
             Assert.True(log.TryGet(key, out var value), $"the reader lost key {key}");
             Assert.True(value.SequenceEqual(Value(key)), $"the reader sees a changed value for key {key}");
         }
-    }
-
-    /// <summary>Counts the bytes written to the data file through a wrapped file system.</summary>
-    private sealed class CountingFileSystem(IFileSystem inner) : IFileSystem
-    {
-        private long _dataFileBytes;
-
-        public long DataFileBytesWritten => Interlocked.Read(ref _dataFileBytes);
-
-        public bool IsInMemory => inner.IsInMemory;
-
-        public IStorageFile Open(string path, StorageFileMode mode)
-        {
-            var file = inner.Open(path, mode);
-            return path.EndsWith(".sedb", StringComparison.Ordinal) ? new CountingFile(file, this) : file;
-        }
-
-        public bool Exists(string path) => inner.Exists(path);
-
-        public void Delete(string path) => inner.Delete(path);
-
-        public void Rename(string from, string to) => inner.Rename(from, to);
-
-        public IReadOnlyList<string> ListFiles(string directory) => inner.ListFiles(directory);
-
-        public void CreateDirectory(string path) => inner.CreateDirectory(path);
-
-        public IDisposable AcquireLock(string lockFilePath) => inner.AcquireLock(lockFilePath);
-
-        public IDisposable AcquireSharedLock(string lockFilePath) => inner.AcquireSharedLock(lockFilePath);
-
-        public void Count(long bytes) => Interlocked.Add(ref _dataFileBytes, bytes);
-    }
-
-    private sealed class CountingFile(IStorageFile inner, CountingFileSystem counter) : IStorageFile
-    {
-        public string Path => inner.Path;
-
-        public long Length => inner.Length;
-
-        public bool IsWriteThrough => inner.IsWriteThrough;
-
-        public int Alignment => inner.Alignment;
-
-        public void SetLength(long length) => inner.SetLength(length);
-
-        public void Preallocate(long length) => inner.Preallocate(length);
-
-        public int Read(long offset, Span<byte> destination) => inner.Read(offset, destination);
-
-        public void Write(long offset, ReadOnlySpan<byte> source)
-        {
-            inner.Write(offset, source);
-            counter.Count(source.Length);
-        }
-
-        public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
-        {
-            inner.Write(offset, buffers);
-            foreach (var buffer in buffers) counter.Count(buffer.Length);
-        }
-
-        public void Flush() => inner.Flush();
-
-        public IMappedView Map(long length) => inner.Map(length);
-
-        public void Dispose() => inner.Dispose();
     }
 }

@@ -10,6 +10,8 @@ namespace StorageEngine.Tests.Faults;
 /// </summary>
 internal sealed class FaultyFileSystem : IFileSystem
 {
+    private long _dataFileBytesWritten;
+
     /// <summary>EIO and ENOSPC, which .NET on Linux reports as the HResult of an IOException.</summary>
     public const int EIO = 5;
     public const int ENOSPC = 28;
@@ -62,6 +64,15 @@ internal sealed class FaultyFileSystem : IFileSystem
     public int Count(FileOperation operation)
     {
         lock (_sync) return _counts[(int)operation];
+    }
+
+    /// <summary>Bytes written whole to the data file (writes a fault cut short not counted).</summary>
+    public long DataFileBytesWritten => Interlocked.Read(ref _dataFileBytesWritten);
+
+    /// <summary>Counts a write that went through.</summary>
+    public void CountWritten(string path, long bytes)
+    {
+        if (Fault.DataFile(path)) Interlocked.Add(ref _dataFileBytesWritten, bytes);
     }
 
     public void ResetCounts()

@@ -62,6 +62,7 @@ internal sealed class FaultyStorageFile : IStorageFile
         if (kind is null)
         {
             _inner.Write(offset, source);
+            _fileSystem.CountWritten(Path, source.Length);
             return;
         }
         Land(kind.Value, offset, source);
@@ -74,6 +75,7 @@ internal sealed class FaultyStorageFile : IStorageFile
         if (kind is null)
         {
             _inner.Write(offset, buffers);
+            foreach (var buffer in buffers) _fileSystem.CountWritten(Path, buffer.Length);
             return;
         }
         var gathered = new List<byte>();
