@@ -39,7 +39,7 @@ public sealed partial class StorageEnvironment
             throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
         }
         int freed = _freeSpace.Commit(state.TransactionId);
-        _checkpointer?.OnPagesFreed((long)freed * PageSize);
+        _checkpointer?.OnPagesFreed((long)freed * PageSize, state.PageCount * PageSize);
         _pending.Add(commit);
         lock (_groupLock)
         {

@@ -27,7 +27,15 @@ public sealed class JournalShippingTests
         using var stop = new CancellationTokenSource();
         long fileAtStart = JournalFileNumbers(fileSystem).Max();
         var shipping = primary.ShipJournalAsync(10, pipe.Writer, cancellationToken: stop.Token);
-        for (long number = 11; number <= 600; number++)
+        // Commit by commit until the shipper, which flushes whenever it has caught up, fills the pipe and stalls:
+        // on a loaded machine it may otherwise start late and read a whole journal file ahead before its first flush.
+        long number = 11;
+        for (long shipped = 0; shipped < 16 << 10; number++)
+        {
+            Commit(primary, number);
+            shipped = await ShippedBytesGrowAsync(pipe.Reader, shipped);
+        }
+        for (; number <= 600; number++)
         {
             Commit(primary, number);
             if (number % 50 == 0) primary.Checkpoint();
@@ -52,6 +60,23 @@ public sealed class JournalShippingTests
         Commit(primary, 601);
         primary.Checkpoint();
         Assert.True(fileSystem.ListFiles(PrimaryPath).Count(name => JournalFileNames.TryParse(name, out _)) < journalFiles);
+    }
+
+    /// <summary>Waits until the pipe holds more than <paramref name="before"/> bytes, consuming none; returns how many.</summary>
+    private static async Task<long> ShippedBytesGrowAsync(PipeReader reader, long before)
+    {
+        var waited = System.Diagnostics.Stopwatch.StartNew();
+        while (waited.Elapsed < Patience)
+        {
+            if (reader.TryRead(out var result))
+            {
+                long length = result.Buffer.Length;
+                reader.AdvanceTo(result.Buffer.Start);
+                if (length > before) return length;
+            }
+            await Task.Delay(1);
+        }
+        throw new TimeoutException($"the shipper flushed nothing past {before} bytes within {Patience}");
     }
 
     private static List<long> JournalFileNumbers(MemoryFileSystem fileSystem) =>
