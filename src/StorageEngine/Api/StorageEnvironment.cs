@@ -458,6 +458,19 @@ public sealed partial class StorageEnvironment : IDisposable
         CloseIfIdle();
     }
 
+    /// <summary>After the final checkpoint no journal file is needed: tidying them may fail without harm.</summary>
+    private void RetireJournalOnClose()
+    {
+        try
+        {
+            _journal!.RetireAllOnClose();
+        }
+        catch (IOException e)
+        {
+            _logger.LogWarning(e, "Removing journal files after the final checkpoint failed; the next open retires them.");
+        }
+    }
+
     /// <summary>Drops everything without a checkpoint or a flush, as if the process died (for tests).</summary>
     internal void SimulateCrash()
     {
@@ -477,6 +490,7 @@ public sealed partial class StorageEnvironment : IDisposable
             {
                 CheckpointCore(closing: true);
                 _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
+                RetireJournalOnClose();
             }
         }
         catch (Exception e)

@@ -273,6 +273,36 @@ internal sealed unsafe class JournalWriter : IDisposable
         return retired;
     }
 
+    /// <summary>
+    /// On a clean close, once the header points past every journal file: closes the current file and keeps a
+    /// single file for the next session to reuse (it would otherwise preallocate one), deleting the others, so
+    /// that a closed environment takes little more disk than its data file.
+    /// </summary>
+    public void RetireAllOnClose()
+    {
+        _file?.Dispose();
+        _file = null;
+        lock (_filesLock)
+        {
+            foreach (var name in _fileSystem.ListFiles(_directory))
+            {
+                if (!JournalFileNames.TryParse(name, out long number) || number > CurrentFileNumber) continue;
+                string path = Path.Combine(_directory, name);
+                if (_freeFiles.Count == 0)
+                {
+                    string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
+                    _fileSystem.Rename(path, free);
+                    _freeFiles.Enqueue(free);
+                }
+                else
+                {
+                    _fileSystem.Delete(path);
+                }
+            }
+            while (_freeFiles.Count > 1) _fileSystem.Delete(_freeFiles.Dequeue());
+        }
+    }
+
     public void Dispose()
     {
         _file?.Dispose();

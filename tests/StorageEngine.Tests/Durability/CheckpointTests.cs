@@ -86,6 +86,35 @@ public sealed class CheckpointTests
     }
 
     /// <summary>Journal files in use plus those waiting for reuse.</summary>
+    [Fact]
+    public void ACleanCloseLeavesOneSpareJournalFileWhichTheNextOpenReuses()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem);
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            // 1 MiB journal files: the checkpoint leaves spares, and the commits after it fill several files.
+            for (long number = 1; number <= 400; number++)
+            {
+                Commit(environment, number);
+                if (number == 100) environment.Checkpoint();
+            }
+            environment.PrepareJournal();
+            Assert.True(CountJournalFiles(fileSystem) >= 3, string.Join(", ", fileSystem.ListFiles("/db")));
+        }
+        var closed = fileSystem.ListFiles("/db").Where(name => name.StartsWith("journal", StringComparison.Ordinal)).ToList();
+        Assert.True(closed.Count == 1 && JournalFileNames.IsFree(closed[0]), $"after a clean close: {string.Join(", ", closed)}");
+
+        using (var reopened = StorageEnvironment.Open(options))
+        {
+            AssertExactly(reopened, 400);
+            var open = fileSystem.ListFiles("/db").Where(name => name.StartsWith("journal", StringComparison.Ordinal)).ToList();
+            Assert.True(open.Count == 1 && JournalFileNames.TryParse(open[0], out _), $"after reopening: {string.Join(", ", open)}");
+            Commit(reopened, 401);
+        }
+        using (var again = StorageEnvironment.Open(options)) AssertExactly(again, 401);
+    }
+
     private static int CountJournalFiles(MemoryFileSystem fileSystem) =>
         fileSystem.ListFiles("/db").Count(n => JournalFileNames.TryParse(n, out _) || JournalFileNames.IsFree(n));
 

@@ -17,6 +17,7 @@ public sealed class FilePermissionTests
         if (OperatingSystem.IsWindows()) return;
         string parent = Path.Combine(Path.GetTempPath(), "se-modes-" + Guid.NewGuid().ToString("N"));
         string directory = Path.Combine(parent, "env");
+        string[] openFiles;
         try
         {
             var options = new StorageEnvironmentOptions { Path = directory, JournalFileSize = 1 << 20, CheckpointInterval = TimeSpan.FromHours(1) };
@@ -30,23 +31,20 @@ public sealed class FilePermissionTests
                 }
                 environment.Checkpoint();
                 environment.PrepareJournal();
+                openFiles = Directory.GetFiles(directory);
+                AssertPrivateToTheOwner(openFiles);
             }
             using (StorageEnvironment.Open(options))
             {
             }
 
             Assert.Equal(UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute, File.GetUnixFileMode(directory));
-            var files = Directory.GetFiles(directory);
-            Assert.Contains(files, f => Path.GetFileName(f) == "data.sedb");
-            Assert.Contains(files, f => Path.GetFileName(f) == "LOCK");
-            Assert.Contains(files, f => Path.GetFileName(f).StartsWith("journal.", StringComparison.Ordinal));
-            Assert.Contains(files, f => Path.GetFileName(f).StartsWith("journal-free.", StringComparison.Ordinal));
-            foreach (string file in files)
-            {
-                var mode = File.GetUnixFileMode(file);
-                Assert.True((mode & GroupOrOther) == 0, $"{Path.GetFileName(file)} is {mode}: readable or writable by others");
-                Assert.True(mode.HasFlag(UnixFileMode.UserRead | UnixFileMode.UserWrite), $"{Path.GetFileName(file)} is {mode}");
-            }
+            // While open there are journal files in use and spares; a clean close keeps one spare for the next open.
+            Assert.Contains(openFiles, f => Path.GetFileName(f) == "data.sedb");
+            Assert.Contains(openFiles, f => Path.GetFileName(f) == "LOCK");
+            Assert.Contains(openFiles, f => Path.GetFileName(f).StartsWith("journal.", StringComparison.Ordinal));
+            Assert.Contains(openFiles, f => Path.GetFileName(f).StartsWith("journal-free.", StringComparison.Ordinal));
+            AssertPrivateToTheOwner(Directory.GetFiles(directory));
         }
         finally
         {
@@ -58,6 +56,17 @@ public sealed class FilePermissionTests
             {
                 // Best effort: a leftover temp directory must not fail the test.
             }
+        }
+    }
+
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    private static void AssertPrivateToTheOwner(IEnumerable<string> files)
+    {
+        foreach (string file in files)
+        {
+            var mode = File.GetUnixFileMode(file);
+            Assert.True((mode & GroupOrOther) == 0, $"{Path.GetFileName(file)} is {mode}: readable or writable by others");
+            Assert.True(mode.HasFlag(UnixFileMode.UserRead | UnixFileMode.UserWrite), $"{Path.GetFileName(file)} is {mode}");
         }
     }
 }
