@@ -28,7 +28,7 @@ public sealed partial class StorageEnvironment
         {
             throw new StorageException($"The data file could not grow to {state.PageCount} pages ({e.Message}); the transaction was not committed and earlier commits are intact.", e);
         }
-        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, diffInPlacePages: Durability == DurabilityMode.Safe, out byte[]? diffs);
+        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, out byte[]? diffs);
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * PageSize;
         var encoded = new byte[EnvironmentState.Size];
         System.Runtime.InteropServices.MemoryMarshal.Write(encoded, in state);
@@ -39,7 +39,7 @@ public sealed partial class StorageEnvironment
             throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
         }
         int freed = _freeSpace.Commit(state.TransactionId);
-        _checkpointer?.OnPagesFreed((long)freed * PageSize, state.PageCount * PageSize);
+        _checkpointer?.OnPagesFreed((long)freed * PageSize);
         _pending.Add(commit);
         lock (_groupLock)
         {
@@ -183,6 +183,7 @@ public sealed partial class StorageEnvironment
         }
         else
         {
+            _journal?.SyncBuffered();
             WriteJournaledRuns(member.Runs);
             _unwritten?.Drop(member.Pages, published);
         }
@@ -200,6 +201,7 @@ public sealed partial class StorageEnvironment
     private KeyValuePair<long, UnwrittenPages.Entry>[]? WriteUnwrittenPages(Snapshot snapshot)
     {
         if (_unwritten is null || _unwritten.IsEmpty) return null;
+        _journal?.SyncBuffered();
         var entries = _unwritten.Collect();
         try
         {
@@ -220,6 +222,7 @@ public sealed partial class StorageEnvironment
     private void WriteOutUnwrittenPages()
     {
         if (_unwritten is null || _unwritten.IsEmpty) return;
+        _journal?.SyncBuffered();
         var entries = _unwritten.Collect();
         try
         {

@@ -26,10 +26,8 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of
-    /// committed pages waiting in memory for the checkpoint trigger one too. The waiting pages are capped at
-    /// twice this (64 MiB at least): beyond it commits write their own. Pages freed since the last checkpoint,
-    /// which only a checkpoint makes reusable, trigger one once they reach an eighth of the data file (but no
-    /// less than a 128th of this, and no more than this), so that churn does not grow the file. Default 32 MiB.
+    /// freed pages, or of committed pages waiting in memory for the checkpoint, trigger one too. The waiting
+    /// pages are capped at twice this (64 MiB at least): beyond it commits write their own. Default 32 MiB.
     /// </summary>
     public long CheckpointThreshold { get; set; } = 32L << 20;
 

@@ -25,6 +25,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly bool _durable;
     private readonly ILogger _logger;
     private readonly object _filesLock = new();
+    // Taken by SyncBuffered and by the file switch, so that a sync never meets a file being closed.
+    private readonly object _syncLock = new();
     private readonly Queue<string> _freeFiles = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     private readonly List<NativeBuffer> _headers = new();
@@ -176,13 +178,27 @@ internal sealed unsafe class JournalWriter : IDisposable
     {
         long size = Math.Max(_fileSize, JournalRecordHeader.AlignUp(recordLength));
         var next = OpenFile(CurrentFileNumber + 1, size);
-        var old = _file!;
-        _file = next;
-        _fileLength = next.Length;
-        _offset = 0;
-        CurrentFileNumber++;
-        if (!_durable) old.Flush();
-        old.Dispose();
+        lock (_syncLock)
+        {
+            var old = _file!;
+            _file = next;
+            _fileLength = next.Length;
+            _offset = 0;
+            CurrentFileNumber++;
+            if (!_durable) old.Flush();
+            old.Dispose();
+        }
+    }
+
+    /// <summary>
+    /// Makes every record appended so far durable, for a buffered (Lazy) journal; a write-through one already
+    /// is. Called before pages go into the data file, which must never hold a page version newer than the
+    /// durable journal: recovery replays in-place diffs onto whatever version the data file holds.
+    /// </summary>
+    public void SyncBuffered()
+    {
+        if (_durable) return;
+        lock (_syncLock) _file?.Flush();
     }
 
     private IStorageFile OpenFile(long number, long size)
@@ -280,8 +296,11 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// </summary>
     public void RetireAllOnClose()
     {
-        _file?.Dispose();
-        _file = null;
+        lock (_syncLock)
+        {
+            _file?.Dispose();
+            _file = null;
+        }
         lock (_filesLock)
         {
             foreach (var name in _fileSystem.ListFiles(_directory))

@@ -4,9 +4,9 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// Runs checkpoints on a background thread: when the journal has grown by the threshold since the last one,
-/// when the pages freed since then (which only a checkpoint makes reusable) reach an eighth of the file or the
-/// threshold, when the committed pages held in memory for it reach the threshold, when commits have paused for
-/// a moment, or when the interval has passed with commits to checkpoint. Commits never wait for it.
+/// when the pages freed since then (which only a checkpoint makes reusable) or the committed pages held in
+/// memory for it reach it, when commits have paused for a moment, or when the interval has passed with
+/// commits to checkpoint. Commits never wait for it.
 /// </summary>
 internal sealed class Checkpointer : IDisposable
 {
@@ -46,17 +46,10 @@ internal sealed class Checkpointer : IDisposable
         if (bytes >= _threshold) _signal.Set();
     }
 
-    /// <summary>
-    /// Called (by the writer) with the bytes of pages a commit freed and the size of the file after it. Freed
-    /// pages are reused only once a checkpoint covers them, so the file grows by about what is freed between
-    /// two checkpoints: an eighth of the file asks for one, but no less than a 128th of the threshold (256 KiB by
-    /// default, so a small file is not checkpointed every few commits; never, when the threshold is disabled).
-    /// </summary>
-    public void OnPagesFreed(long bytes, long fileBytes)
+    /// <summary>Called (by the writer) with the bytes of pages a commit freed.</summary>
+    public void OnPagesFreed(long bytes)
     {
-        if (bytes <= 0) return;
-        long freed = Interlocked.Add(ref _freedBytes, bytes);
-        if (freed >= Math.Min(_threshold, Math.Max(_threshold / 128, fileBytes / 8))) _signal.Set();
+        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) _signal.Set();
     }
 
     /// <summary>

@@ -176,12 +176,13 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// their buffers to the caller (<see cref="Discard"/> no longer frees them). With
     /// <paramref name="diffs"/>, tree pages that changed little from their base are journaled as diffs, encoded
     /// into an array rented from the shared pool that the caller returns once the record is written.
-    /// A page changed in place (a bitmap page) is diffed against its own committed version only with
-    /// <paramref name="diffInPlacePages"/>: replaying such a diff onto whatever version the data file holds is
-    /// exact only when the data file never holds a version newer than the journal (Safe mode: pages go there
-    /// after their record is durable), since bits the diff leaves alone must already be right.
+    /// A page changed in place (a bitmap page) is diffed against its own committed version: replaying such a
+    /// diff onto whatever version the data file holds is exact because the data file never holds a version
+    /// newer than the durable journal (pages go there after their record is durable: written through in Safe
+    /// mode, synced first by <see cref="Journal.JournalWriter.SyncBuffered"/> in Lazy mode), since bits the
+    /// diff leaves alone must already be right.
     /// </summary>
-    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, bool diffInPlacePages, out byte[]? diffs)
+    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, out byte[]? diffs)
     {
         _order.Clear();
         _order.AddRange(_dirty.Keys);
@@ -191,7 +192,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         if (encodeDiffs)
         {
             int candidates = 0;
-            foreach (var (page, run) in _dirty) if (Diffable(page, run, diffInPlacePages)) candidates++;
+            foreach (var (_, run) in _dirty) if (Diffable(run)) candidates++;
             if (candidates > 0) diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize));
         }
         foreach (long page in _order)
@@ -205,7 +206,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
             pages.Add(committed);
             var journalRun = committed.ToJournalRun();
-            if (diffs is not null && Diffable(page, run, diffInPlacePages))
+            if (diffs is not null && Diffable(run))
             {
                 var basePage = run.BasePage == JournalPageRun.ZeroPage ? default : new ReadOnlySpan<byte>(CommittedPage(run.BasePage), PageSize);
                 int length = PageDiff.Encode(basePage, new ReadOnlySpan<byte>(run.Buffer.Pointer, PageSize), diffs.AsSpan(diffLength));
@@ -220,8 +221,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _dirty.Clear();
     }
 
-    private static bool Diffable(long page, DirtyRun run, bool diffInPlacePages) =>
-        run.BasePage != JournalPageRun.FullImage && (run.BasePage != page || diffInPlacePages);
+    private static bool Diffable(DirtyRun run) => run.BasePage != JournalPageRun.FullImage;
 
     /// <summary>
     /// After the pages reached the data file: what this process wrote needs no checksum check on first read.
