@@ -33,9 +33,7 @@ internal sealed class StressEnvironment : IDisposable
             Options = new StorageEnvironmentOptions { Path = "/db", FileSystem = Memory };
         }
         Options.JournalFileSize = 4 << 20;
-        // Pages freed since the last checkpoint wait for the next one, so the file may grow by about this much
-        // under churn: the bank-transfer test's few-MiB file needs a small threshold to be judged on its growth.
-        Options.CheckpointThreshold = 1 << 20;
+        Options.CheckpointThreshold = 8 << 20;
         Options.CheckpointInterval = TimeSpan.FromMilliseconds(500);
         Options.WriteTimeout = Patience;
     }
