@@ -5,8 +5,8 @@ internal static class EnvironmentPaths
 {
     public const string DataFileName = "data.sedb";
 
-    /// <summary>Opens an environment that must already exist; never creates one.</summary>
-    public static StorageEnvironment OpenExisting(string path)
+    /// <summary>The directory of an existing environment: one holding a data file that is not empty.</summary>
+    private static string EnvironmentDirectory(string path)
     {
         string directory = ExistingDirectory(path);
         var dataFile = new FileInfo(Path.Combine(directory, DataFileName));
@@ -14,6 +14,13 @@ internal static class EnvironmentPaths
             throw new ToolException($"'{path}' is not a StorageEngine environment: it has no {DataFileName} file.");
         if (dataFile.Length == 0)
             throw new ToolException($"'{dataFile.FullName}' is empty: it is not a StorageEngine data file.");
+        return directory;
+    }
+
+    /// <summary>Opens an environment that must already exist; never creates one.</summary>
+    public static StorageEnvironment OpenExisting(string path)
+    {
+        string directory = EnvironmentDirectory(path);
         return Open(path, new StorageEnvironmentOptions { Path = directory });
     }
 
@@ -23,12 +30,7 @@ internal static class EnvironmentPaths
     /// </summary>
     public static StorageEnvironment OpenReadOnly(string path)
     {
-        string directory = ExistingDirectory(path);
-        var dataFile = new FileInfo(Path.Combine(directory, DataFileName));
-        if (!dataFile.Exists)
-            throw new ToolException($"'{path}' is not a StorageEngine environment: it has no {DataFileName} file.");
-        if (dataFile.Length == 0)
-            throw new ToolException($"'{dataFile.FullName}' is empty: it is not a StorageEngine data file.");
+        string directory = EnvironmentDirectory(path);
         try
         {
             return Open(path, new StorageEnvironmentOptions { Path = directory, ReadOnly = true });

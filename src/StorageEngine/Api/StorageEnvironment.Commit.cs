@@ -183,7 +183,6 @@ public sealed partial class StorageEnvironment
         }
         else
         {
-            _journal?.SyncBuffered();
             WriteJournaledRuns(member.Runs);
             _unwritten?.Drop(member.Pages, published);
         }
@@ -201,7 +200,6 @@ public sealed partial class StorageEnvironment
     private KeyValuePair<long, UnwrittenPages.Entry>[]? WriteUnwrittenPages(Snapshot snapshot)
     {
         if (_unwritten is null || _unwritten.IsEmpty) return null;
-        _journal?.SyncBuffered();
         var entries = _unwritten.Collect();
         try
         {
@@ -222,7 +220,6 @@ public sealed partial class StorageEnvironment
     private void WriteOutUnwrittenPages()
     {
         if (_unwritten is null || _unwritten.IsEmpty) return;
-        _journal?.SyncBuffered();
         var entries = _unwritten.Collect();
         try
         {
@@ -241,6 +238,8 @@ public sealed partial class StorageEnvironment
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void WriteCollected(KeyValuePair<long, UnwrittenPages.Entry>[] entries, long leaveOutFreedUpTo)
     {
+        // The data file must never hold a page version newer than the durable journal (see PageWriter.Seal).
+        _journal?.SyncBuffered();
         var gather = new List<ReadOnlyMemory<byte>>();
         int i = 0;
         while (i < entries.Length)
@@ -292,11 +291,15 @@ public sealed partial class StorageEnvironment
         }
     }
 
-    /// <summary>Writes pages whose journal records are durable into the data file; a failure refuses further writes.</summary>
+    /// <summary>
+    /// Writes pages whose journal records were appended into the data file, once they are durable (a Lazy
+    /// journal is synced first, see PageWriter.Seal); a failure refuses further writes.
+    /// </summary>
     private void WriteJournaledRuns(List<JournalPageRun> runs)
     {
         try
         {
+            _journal?.SyncBuffered();
             WriteRuns(runs);
         }
         catch (Exception e)

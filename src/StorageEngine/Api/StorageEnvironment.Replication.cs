@@ -368,7 +368,6 @@ public sealed partial class StorageEnvironment
                 var encoded = new byte[EnvironmentState.Size];
                 MemoryMarshal.Write(encoded, in state);
                 journalFile = AppendToJournal([new JournalEntry(state.TransactionId, encoded, runs)]);
-                _journal.SyncBuffered();
             }
             // These page numbers now hold other pages: their checksums are checked again on first read.
             foreach (var run in runs)

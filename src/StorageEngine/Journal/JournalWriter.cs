@@ -272,17 +272,7 @@ internal sealed unsafe class JournalWriter : IDisposable
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (!JournalFileNames.TryParse(name, out long number) || number >= fileNumber || number >= CurrentFileNumber) continue;
-                string path = Path.Combine(_directory, name);
-                if (_freeFiles.Count < MaxFreeFiles)
-                {
-                    string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
-                    _fileSystem.Rename(path, free);
-                    _freeFiles.Enqueue(free);
-                }
-                else
-                {
-                    _fileSystem.Delete(path);
-                }
+                RecycleOrDelete(name, MaxFreeFiles);
                 retired++;
             }
         }
@@ -305,20 +295,25 @@ internal sealed unsafe class JournalWriter : IDisposable
         {
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
-                if (!JournalFileNames.TryParse(name, out long number) || number > CurrentFileNumber) continue;
-                string path = Path.Combine(_directory, name);
-                if (_freeFiles.Count == 0)
-                {
-                    string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
-                    _fileSystem.Rename(path, free);
-                    _freeFiles.Enqueue(free);
-                }
-                else
-                {
-                    _fileSystem.Delete(path);
-                }
+                if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber) RecycleOrDelete(name, 1);
             }
             while (_freeFiles.Count > 1) _fileSystem.Delete(_freeFiles.Dequeue());
+        }
+    }
+
+    /// <summary>Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, else deletes it. Under the files lock.</summary>
+    private void RecycleOrDelete(string name, int keep)
+    {
+        string path = Path.Combine(_directory, name);
+        if (_freeFiles.Count < keep)
+        {
+            string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
+            _fileSystem.Rename(path, free);
+            _freeFiles.Enqueue(free);
+        }
+        else
+        {
+            _fileSystem.Delete(path);
         }
     }
 

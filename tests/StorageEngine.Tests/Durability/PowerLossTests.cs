@@ -254,23 +254,30 @@ public sealed class PowerLossTests
         LazyPowerLossLosesOnlyATailOfWholeTransactions(loss, seed);
 
     /// <summary>Lazy commits after the last checkpoint may be lost to a power loss, but only as a tail of whole transactions.</summary>
-    private static void LazyPowerLossLosesOnlyATailOfWholeTransactions(PowerLoss loss, int seed)
+    private static void LazyPowerLossLosesOnlyATailOfWholeTransactions(PowerLoss loss, int seed) =>
+        LazyPowerLossCycles(seed, cycles: 4, minCommits: 10, maxCommits: 50, (fileSystem, random) => LosePower(fileSystem, loss, random));
+
+    /// <summary>
+    /// Cycles of Lazy commits, a checkpoint, more commits and a power loss (<paramref name="losePower"/>): each
+    /// reopen must return to a prefix of whole transactions no older than the checkpoint.
+    /// </summary>
+    internal static void LazyPowerLossCycles(int seed, int cycles, int minCommits, int maxCommits, Action<MemoryFileSystem, Random> losePower)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, DurabilityMode.Lazy);
         long committed = 0;
-        for (int cycle = 0; cycle < 4; cycle++)
+        for (int cycle = 0; cycle < cycles; cycle++)
         {
             var environment = StorageEnvironment.Open(options);
             AssertExactly(environment, committed);
-            long checkpointed = committed + random.Next(10, 50);
+            long checkpointed = committed + random.Next(minCommits, maxCommits);
             Commit(environment, committed + 1, checkpointed);
             environment.Checkpoint();
-            long last = checkpointed + random.Next(1, 50);
+            long last = checkpointed + random.Next(1, maxCommits);
             Commit(environment, checkpointed + 1, last);
             environment.SimulateCrash();
-            LosePower(fileSystem, loss, random);
+            losePower(fileSystem, random);
 
             environment = StorageEnvironment.Open(options);
             long recovered = environment.LastCommittedTransactionId;

@@ -65,31 +65,7 @@ public sealed class PowerLossReorderingTests
     [Theory]
     [InlineData(11)]
     [InlineData(12)]
-    public void LazyRecoveryReturnsToAPrefixNoOlderThanTheLastCheckpoint(int seed)
-    {
-        var random = new Random(seed);
-        var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, DurabilityMode.Lazy);
-        long committed = 0;
-        for (int cycle = 0; cycle < Cycles; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            long checkpointed = committed + random.Next(5, 40);
-            Commit(environment, committed + 1, checkpointed);
-            environment.Checkpoint();
-            long last = checkpointed + random.Next(1, 40);
-            Commit(environment, checkpointed + 1, last);
-            environment.SimulateCrash();
-            fileSystem.SimulatePowerLoss(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0);
-
-            environment = StorageEnvironment.Open(options);
-            long recovered = environment.LastCommittedTransactionId;
-            Assert.InRange(recovered, checkpointed, last);
-            AssertExactly(environment, recovered);
-            AssertHealthy(environment);
-            committed = recovered;
-            environment.Dispose();
-        }
-    }
+    public void LazyRecoveryReturnsToAPrefixNoOlderThanTheLastCheckpoint(int seed) =>
+        Durability.PowerLossTests.LazyPowerLossCycles(seed, Cycles, minCommits: 5, maxCommits: 40, (fileSystem, random) =>
+            fileSystem.SimulatePowerLoss(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0));
 }
