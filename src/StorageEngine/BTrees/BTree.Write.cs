@@ -63,6 +63,7 @@ internal sealed unsafe partial class BTree
             int pages = OverflowPageCount(value.Length);
             byte* run = sink.AllocateOverflow(pages, out long first);
             value.CopyTo(new Span<byte>(run, value.Length));
+            new Span<byte>(run + value.Length, pages * _pageSize - value.Length).Clear();
             *(long*)payload = first;
             *(uint*)(payload + 8) = ValueChecksum(value);
             _header.OverflowPages += pages;

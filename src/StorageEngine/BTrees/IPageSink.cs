@@ -16,7 +16,10 @@ internal unsafe interface IPageSink : IPageSource
     /// <summary>A new zeroed page.</summary>
     byte* AllocatePage(out long pageNumber);
 
-    /// <summary>A run of <paramref name="pageCount"/> contiguous new pages for an overflow value.</summary>
+    /// <summary>
+    /// A run of <paramref name="pageCount"/> contiguous new pages for an overflow value. Its contents are
+    /// unspecified: the caller writes every byte.
+    /// </summary>
     byte* AllocateOverflow(int pageCount, out long firstPage);
 
     void FreePage(long pageNumber);

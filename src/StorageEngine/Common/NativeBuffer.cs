@@ -12,11 +12,15 @@ internal sealed unsafe class NativeBuffer : MemoryManager<byte>
     public const int Alignment = 4096;
     private byte* _pointer;
 
-    public NativeBuffer(int length)
+    /// <summary>Zeroed memory of <paramref name="length"/> bytes.</summary>
+    public NativeBuffer(int length) : this(length, clear: true) { }
+
+    /// <summary>Memory of <paramref name="length"/> bytes, zeroed only when <paramref name="clear"/> (else whatever the allocator held).</summary>
+    public NativeBuffer(int length, bool clear)
     {
         Length = length;
         _pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(length, 1), Alignment);
-        new Span<byte>(_pointer, length).Clear();
+        if (clear) new Span<byte>(_pointer, length).Clear();
     }
 
     public byte* Pointer => _pointer != null ? _pointer : throw new ObjectDisposedException(nameof(NativeBuffer));

@@ -17,12 +17,16 @@ internal sealed unsafe class FreeSpaceMap
     public const long FirstBitmapPage = 2;
 
     private readonly int _pageSize;
-    private readonly HashSet<long> _pending = new();
+    private readonly PageSet _pending = new();
     private readonly Queue<(long TransactionId, long[] Pages)> _pendingByTransaction = new();
     private readonly List<long> _transactionPending = new();
     private long _freeBits;
     private long _transactionFreeBitsDelta;
     private long _hint;
+    // The shortest run a full search failed to find; no run that long or longer exists until pages become
+    // reusable again. Spares a search of the whole file per allocation when, as under a bulk load of large
+    // values, only scattered single pages are free.
+    private long _shortestMissingRun = long.MaxValue;
 
     /// <summary>The longest contiguous run a section must be able to hold (the largest overflow value).</summary>
     public const long MaxRunBytes = 1L << 30;
@@ -64,6 +68,7 @@ internal sealed unsafe class FreeSpaceMap
     public void Load(IBitmapPageAccess io, long pageCount)
     {
         _freeBits = 0;
+        _shortestMissingRun = long.MaxValue;
         for (long section = 0; section * PagesPerSection < pageCount; section++)
         {
             for (int j = 0; j < BitmapPagesPerSection; j++)
@@ -120,10 +125,10 @@ internal sealed unsafe class FreeSpaceMap
     /// </summary>
     public long Allocate(int count, IBitmapPageAccess io, ref long pageCount)
     {
-        if (FreePages - _pending.Count >= count)
+        if (count < _shortestMissingRun && FreePages - _pending.Count >= count)
         {
-            long found = FindRun(count, io, pageCount, _hint, pageCount);
-            if (found < 0 && _hint > 0) found = FindRun(count, io, pageCount, 0, Math.Min(pageCount, _hint + count));
+            long found = FindRun(count, io, _hint, pageCount);
+            if (found < 0 && _hint > 0) found = FindRun(count, io, 0, Math.Min(pageCount, _hint + count));
             if (found >= 0)
             {
                 SetBits(io, found, count, free: false);
@@ -131,6 +136,7 @@ internal sealed unsafe class FreeSpaceMap
                 _hint = found + count;
                 return found;
             }
+            _shortestMissingRun = count;
         }
         return Extend(count, io, ref pageCount);
     }
@@ -163,10 +169,15 @@ internal sealed unsafe class FreeSpaceMap
         return first;
     }
 
-    private long FindRun(int count, IBitmapPageAccess io, long pageCount, long from, long to)
+    /// <summary>
+    /// The first run of <paramref name="count"/> free pages, none of them pending, lying in [from, to), or -1.
+    /// Works a 64-page word at a time: a bitmap word masked by the pending set's word for the same pages (a
+    /// bitmap page covers a multiple of 64 pages, so the two line up).
+    /// </summary>
+    private long FindRun(int count, IBitmapPageAccess io, long from, long to)
     {
         long runStart = -1;
-        int runLength = 0;
+        long runLength = 0;
         long page = from;
         long bitsPerPage = WordsPerPage * 64L;
         while (page < to)
@@ -176,25 +187,29 @@ internal sealed unsafe class FreeSpaceMap
             long end = Math.Min(page - bit + bitsPerPage, to);
             while (page < end)
             {
-                ulong word = words[bit >> 6] >> (int)(bit & 63);
-                if (word == 0 && runLength == 0)
+                int shift = (int)(bit & 63);
+                int valid = (int)Math.Min(64 - shift, end - page);
+                ulong free = (words[bit >> 6] & ~_pending.Word(page >> 6)) >> shift;
+                if (valid < 64) free &= (1UL << valid) - 1;
+                int at = 0;
+                while (at < valid)
                 {
-                    long skip = 64 - (bit & 63); // nothing free in the rest of this word
-                    page += skip;
-                    bit += skip;
-                    continue;
+                    if (runLength == 0)
+                    {
+                        ulong rest = free >> at;
+                        if (rest == 0) break;
+                        at += BitOperations.TrailingZeroCount(rest);
+                        runStart = page + at;
+                    }
+                    // Free pages from `at` on: the trailing ones, cut at the word's valid bits.
+                    int ones = Math.Min(BitOperations.TrailingZeroCount(~(free >> at)), valid - at);
+                    runLength += ones;
+                    at += ones;
+                    if (runLength >= count) return runStart;
+                    if (at < valid) runLength = 0;
                 }
-                if ((word & 1) != 0 && !_pending.Contains(page))
-                {
-                    if (runLength == 0) runStart = page;
-                    if (++runLength == count) return runStart;
-                }
-                else
-                {
-                    runLength = 0;
-                }
-                page++;
-                bit++;
+                page += valid;
+                bit += valid;
             }
         }
         return -1;
@@ -208,7 +223,11 @@ internal sealed unsafe class FreeSpaceMap
     {
         SetBits(io, first, count, free: true);
         _transactionFreeBitsDelta += count;
-        if (reusableNow) return;
+        if (reusableNow)
+        {
+            _shortestMissingRun = long.MaxValue;
+            return;
+        }
         for (long p = first; p < first + count; p++)
         {
             _pending.Add(p);
@@ -248,6 +267,7 @@ internal sealed unsafe class FreeSpaceMap
     public long Rebuild(IBitmapPageAccess io, System.Collections.BitArray used, long pageCount)
     {
         long changed = 0;
+        _shortestMissingRun = long.MaxValue;
         // Past the page count every bit must be clear too: a lost transaction may have grown the file and
         // marked pages there free, and the allocator would otherwise hand them out twice.
         long coveredPages = (pageCount + PagesPerSection - 1) / PagesPerSection * PagesPerSection;
@@ -283,6 +303,7 @@ internal sealed unsafe class FreeSpaceMap
         _transactionPending.Clear();
         _transactionFreeBitsDelta = 0;
         _hint = 0;
+        _shortestMissingRun = long.MaxValue;
     }
 
     /// <summary>Pages freed by transactions up to <paramref name="oldestReader"/> become reusable.</summary>
@@ -291,6 +312,7 @@ internal sealed unsafe class FreeSpaceMap
         while (_pendingByTransaction.Count > 0 && _pendingByTransaction.Peek().TransactionId <= oldestReader)
         {
             foreach (long p in _pendingByTransaction.Dequeue().Pages) _pending.Remove(p);
+            _shortestMissingRun = long.MaxValue;
         }
     }
 }

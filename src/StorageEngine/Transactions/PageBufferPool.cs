@@ -2,25 +2,50 @@ using StorageEngine.Common;
 
 namespace StorageEngine.Transactions;
 
-/// <summary>Single-page buffers for the writer's dirty pages, reused across transactions (only the writer uses it).</summary>
+/// <summary>
+/// Buffers for the writer's dirty pages and overflow runs, reused across transactions so that a commit neither
+/// allocates native memory nor faults in fresh pages. Runs of up to <see cref="MaxPooledRunPages"/> pages are
+/// pooled, each length up to <see cref="MaxPooledBytesPerLength"/>. Only the writer uses it (under the write lock).
+/// A rented buffer holds whatever its last user left: the renter clears what it does not overwrite.
+/// </summary>
 internal sealed class PageBufferPool : IDisposable
 {
-    private readonly Stack<NativeBuffer> _free = new();
+    /// <summary>The longest run pooled; longer overflow values are rare enough to allocate each time.</summary>
+    public const int MaxPooledRunPages = 16;
+
+    /// <summary>How much memory idle buffers of one length may hold.</summary>
+    public const int MaxPooledBytesPerLength = 16 << 20;
+
+    private readonly Stack<NativeBuffer>[] _free = new Stack<NativeBuffer>[MaxPooledRunPages + 1];
     private readonly int _pageSize;
-    private const int MaxPooled = 4096;
 
-    public PageBufferPool(int pageSize) => _pageSize = pageSize;
+    public PageBufferPool(int pageSize)
+    {
+        _pageSize = pageSize;
+        for (int pages = 1; pages <= MaxPooledRunPages; pages++) _free[pages] = new Stack<NativeBuffer>();
+    }
 
-    public NativeBuffer Rent() => _free.Count > 0 ? _free.Pop() : new NativeBuffer(_pageSize);
+    /// <summary>A buffer of one page, contents unspecified.</summary>
+    public NativeBuffer Rent() => Rent(1);
+
+    /// <summary>A buffer of <paramref name="pageCount"/> consecutive pages, contents unspecified.</summary>
+    public NativeBuffer Rent(int pageCount) =>
+        pageCount <= MaxPooledRunPages && _free[pageCount].TryPop(out var buffer)
+            ? buffer
+            : new NativeBuffer(checked(pageCount * _pageSize), clear: false);
 
     public void Return(NativeBuffer buffer)
     {
-        if (buffer.Length == _pageSize && _free.Count < MaxPooled) _free.Push(buffer);
-        else buffer.Free();
+        int pages = buffer.Length / _pageSize;
+        if (buffer.Length % _pageSize == 0 && pages <= MaxPooledRunPages && _free[pages].Count < MaxPooledBytesPerLength / buffer.Length)
+            _free[pages].Push(buffer);
+        else
+            buffer.Free();
     }
 
     public void Dispose()
     {
-        while (_free.Count > 0) _free.Pop().Free();
+        for (int pages = 1; pages <= MaxPooledRunPages; pages++)
+            while (_free[pages].TryPop(out var buffer)) buffer.Free();
     }
 }

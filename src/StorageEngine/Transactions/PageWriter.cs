@@ -124,7 +124,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     public byte* AllocateOverflow(int pageCount, out long firstPage)
     {
         firstPage = _freeSpace.Allocate(pageCount, this, ref _pageCount);
-        var buffer = new NativeBuffer(checked(pageCount * PageSize));
+        var buffer = _pool.Rent(pageCount);
         _dirty[firstPage] = new DirtyRun { Buffer = buffer, PageCount = pageCount, IsNew = true, IsOverflow = true, BasePage = JournalPageRun.FullImage };
         return buffer.Pointer;
     }
@@ -137,7 +137,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     {
         if (_dirty.Remove(first, out var run))
         {
-            Release(run);
+            _pool.Return(run.Buffer);
             _freeSpace.Free(first, count, reusableNow: run.IsNew, this);
             if (!run.IsNew) _freedEarlier.Add(first);
             return;
@@ -248,13 +248,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// <summary>Returns the buffers (after commit or on abort).</summary>
     public void Discard()
     {
-        foreach (var run in _dirty.Values) Release(run);
+        foreach (var run in _dirty.Values) _pool.Return(run.Buffer);
         _dirty.Clear();
-    }
-
-    private void Release(DirtyRun run)
-    {
-        if (run.IsOverflow) run.Buffer.Free();
-        else _pool.Return(run.Buffer);
     }
 }

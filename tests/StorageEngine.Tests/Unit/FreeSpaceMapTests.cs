@@ -1,0 +1,127 @@
+using StorageEngine.Paging;
+using StorageEngine.Replication;
+
+namespace StorageEngine.Tests.Unit;
+
+/// <summary>
+/// The free-space map's allocator against a model of its bits: a run is handed out only from pages that are
+/// free and no reader may still see, never twice, and the file grows only when no such run exists.
+/// </summary>
+public sealed class FreeSpaceMapTests
+{
+    private const int PageSize = 4096;
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    public void AllocationsTakeTheFreeRunsAModelFindsAndGrowTheFileOnlyWhenThereIsNone(int seed)
+    {
+        var random = new Random(seed);
+        var map = new FreeSpaceMap(PageSize);
+        using var bitmaps = new BitmapBuilder(PageSize);
+        long pageCount = FreeSpaceMap.InitialPageCount(PageSize);
+        var model = new AllocatorModel();
+        // Start with one run past the first bitmap page's 32,512 pages, so runs cross bitmap pages too.
+        long start = map.Allocate(40_000, bitmaps, ref pageCount);
+        model.Allocated(start, 40_000, pageCount);
+        var held = new List<(long First, int Count)> { (start, 40_000) };
+        long transaction = 1;
+
+        for (int step = 0; step < 3_000; step++)
+        {
+            int choice = random.Next(10);
+            if (choice < 5 || held.Count == 0)
+            {
+                int count = random.Next(4) switch { 0 => 1, 1 => 2, 2 => random.Next(3, 70), _ => random.Next(1, 5) };
+                long expected = model.FirstRun(count);
+                long before = pageCount;
+                long first = map.Allocate(count, bitmaps, ref pageCount);
+                if (expected >= 0)
+                {
+                    Assert.True(first + count <= before, $"step {step}: a free run of {count} exists at {expected}, yet the file grew to {first}");
+                    Assert.True(model.IsAvailableRun(first, count), $"step {step}: run {first}+{count} holds a used or pending page");
+                }
+                else
+                {
+                    Assert.True(first >= before, $"step {step}: no free run of {count} exists, yet {first} was handed out");
+                }
+                model.Allocated(first, count, pageCount);
+                held.Add((first, count));
+            }
+            else if (choice < 9)
+            {
+                // Give back all or part of a held run, now (never seen by a reader) or after the readers leave.
+                int index = random.Next(held.Count);
+                var (first, count) = held[index];
+                int part = random.Next(1, count + 1);
+                held[index] = (first + part, count - part);
+                if (held[index].Count == 0) held.RemoveAt(index);
+                bool reusableNow = random.Next(2) == 0;
+                map.Free(first, part, reusableNow, bitmaps);
+                model.Freed(first, part, reusableNow ? 0 : transaction);
+            }
+            else
+            {
+                map.Commit(transaction);
+                long oldestReader = transaction - random.Next(3);
+                map.ReleaseUpTo(oldestReader);
+                model.Released(oldestReader);
+                transaction++;
+            }
+            if (step % 100 == 0)
+            {
+                for (long page = 0; page < pageCount; page++)
+                    Assert.Equal(model.IsFree(page), map.IsFree(bitmaps, page));
+            }
+        }
+    }
+
+    /// <summary>Each page's bit, plus the transaction that freed it while readers could still see it.</summary>
+    private sealed class AllocatorModel
+    {
+        private readonly List<bool> _free = [];
+        private readonly Dictionary<long, long> _pendingSince = [];
+
+        public bool IsFree(long page) => page < _free.Count && _free[(int)page];
+
+        public bool IsAvailableRun(long first, int count)
+        {
+            for (long page = first; page < first + count; page++)
+                if (!IsFree(page) || _pendingSince.ContainsKey(page)) return false;
+            return true;
+        }
+
+        public long FirstRun(int count)
+        {
+            int length = 0;
+            for (int page = 0; page < _free.Count; page++)
+            {
+                length = _free[page] && !_pendingSince.ContainsKey(page) ? length + 1 : 0;
+                if (length == count) return page - count + 1;
+            }
+            return -1;
+        }
+
+        public void Allocated(long first, int count, long pageCount)
+        {
+            while (_free.Count < pageCount) _free.Add(false);
+            for (long page = first; page < first + count; page++) _free[(int)page] = false;
+        }
+
+        public void Freed(long first, int count, long pendingSince)
+        {
+            for (long page = first; page < first + count; page++)
+            {
+                _free[(int)page] = true;
+                if (pendingSince > 0) _pendingSince[page] = pendingSince;
+            }
+        }
+
+        public void Released(long oldestReader)
+        {
+            foreach (var (page, since) in _pendingSince.ToArray())
+                if (since <= oldestReader) _pendingSince.Remove(page);
+        }
+    }
+}
