@@ -16,8 +16,8 @@ public sealed partial class StorageEnvironment
     internal PendingCommit PrepareCommit(PageWriter pages, EnvironmentState state)
     {
         ThrowIfWriteFailed();
-        var runs = new List<JournalPageRun>();
-        var sealedPages = new List<CommittedRun>();
+        var runs = new List<JournalPageRun>(pages.DirtyCount);
+        var sealedPages = new List<CommittedRun>(pages.DirtyCount);
         long bytes = 0;
         // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
         try
@@ -197,7 +197,7 @@ public sealed partial class StorageEnvironment
     /// syncs), except those freed by a commit that no reader and no recovery from this checkpoint can need.
     /// Returns what it collected, for <see cref="UnwrittenPages.Remove"/> and then <see cref="UnwrittenPages.EndCollect"/>.
     /// </summary>
-    private KeyValuePair<long, UnwrittenPages.Entry>[]? WriteUnwrittenPages(Snapshot snapshot)
+    private ArraySegment<KeyValuePair<long, UnwrittenPages.Entry>>? WriteUnwrittenPages(Snapshot snapshot)
     {
         if (_unwritten is null || _unwritten.IsEmpty) return null;
         var entries = _unwritten.Collect();
@@ -208,7 +208,7 @@ public sealed partial class StorageEnvironment
         }
         catch
         {
-            _unwritten.EndCollect();
+            _unwritten.EndCollect(entries);
             throw;
         }
     }
@@ -227,7 +227,7 @@ public sealed partial class StorageEnvironment
         }
         finally
         {
-            _unwritten.EndCollect();
+            _unwritten.EndCollect(entries);
         }
     }
 
@@ -236,7 +236,7 @@ public sealed partial class StorageEnvironment
     /// out those freed at or before transaction <paramref name="leaveOutFreedUpTo"/>.
     /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
-    private void WriteCollected(KeyValuePair<long, UnwrittenPages.Entry>[] entries, long leaveOutFreedUpTo)
+    private void WriteCollected(ReadOnlySpan<KeyValuePair<long, UnwrittenPages.Entry>> entries, long leaveOutFreedUpTo)
     {
         // The data file must never hold a page version newer than the durable journal (see PageWriter.Seal).
         _journal?.SyncBuffered();

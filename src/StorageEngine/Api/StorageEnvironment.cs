@@ -98,7 +98,8 @@ public sealed partial class StorageEnvironment : IDisposable
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
             _freeSpace = new FreeSpaceMap(PageSize);
             _readers = new ReaderTable(options.MaxReaders);
-            _pool = new PageBufferPool(PageSize);
+            // Enough single pages for what one checkpoint interval's commits leave in memory (see UnwrittenLimit).
+            _pool = new PageBufferPool(PageSize, Math.Min(2 * options.CheckpointThreshold, 256L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);
@@ -338,14 +339,14 @@ public sealed partial class StorageEnvironment : IDisposable
             ThrowIfWriteFailed();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
-            KeyValuePair<long, UnwrittenPages.Entry>[]? written = null;
+            ArraySegment<KeyValuePair<long, UnwrittenPages.Entry>>? written = null;
             try
             {
                 written = WriteUnwrittenPages(snapshot);
                 _data.Flush();
                 Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
                 // The data file holds them now; dropped before the checkpoint lets their freed pages be reused.
-                if (written is not null) _unwritten!.Remove(written, Volatile.Read(ref _current).TransactionId);
+                if (written is { } collected) _unwritten!.Remove(collected, Volatile.Read(ref _current).TransactionId);
             }
             catch (IOException e)
             {
@@ -357,7 +358,7 @@ public sealed partial class StorageEnvironment : IDisposable
             }
             finally
             {
-                if (written is not null) _unwritten!.EndCollect();
+                if (written is { } collected) _unwritten!.EndCollect(collected);
             }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));

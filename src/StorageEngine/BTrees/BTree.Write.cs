@@ -5,26 +5,29 @@ namespace StorageEngine.BTrees;
 // Changes: copy-on-write descent, insert with splits, delete with merges.
 internal sealed unsafe partial class BTree
 {
-    // The descent path of the current change: level 0 is the root, Depth - 1 the leaf.
-    // Allocated on the first change, so that trees opened for reading carry none of it.
-    private long[] _pathPage = null!;
-    private nint[] _pathPtr = null!;
-    private int[] _pathIndex = null!;
 
     private int Usable => _pageSize - PageHeader.Size;
 
     // Scratch memory of the writer (one writer at a time), laid out as:
     // [0, P) page copy for compaction and splits, [P, 2P) the entry being inserted,
-    // [2P, 4P) entry pointers and sizes of a split, then one separator buffer of P/2 bytes per level.
+    // [2P, 4P) entry pointers and sizes of a split, then one separator buffer of P/2 bytes per level, then the
+    // descent path of the current change (level 0 the root, Depth - 1 the leaf): page numbers, page pointers
+    // and slot indexes. In the writer's scratch rather than in each tree, so that opening a tree to change
+    // it allocates nothing; one change at a time uses it.
     private byte* PageCopy => ScratchBase;
     private byte* EntryBuffer => ScratchBase + _pageSize;
     private nint* SplitEntries => (nint*)(ScratchBase + 2 * _pageSize);
     private int* SplitSizes => (int*)(ScratchBase + 2 * _pageSize + _pageSize);
     private byte* SeparatorBuffer(int level) => ScratchBase + 4 * _pageSize + level * (_pageSize / 2);
+    private long* PathPage => (long*)(ScratchBase + PathOffset(_pageSize));
+    private nint* PathPtr => (nint*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * sizeof(long));
+    private int* PathIndex => (int*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * (sizeof(long) + sizeof(nint)));
     private byte* ScratchBase => Sink.Scratch;
 
+    private static int PathOffset(int pageSize) => 4 * pageSize + MaxDepth * (pageSize / 2);
+
     /// <summary>Bytes of scratch memory a writer must provide for trees of this page size.</summary>
-    public static int ScratchSizeFor(int pageSize) => 4 * pageSize + MaxDepth * (pageSize / 2);
+    public static int ScratchSizeFor(int pageSize) => PathOffset(pageSize) + MaxDepth * (sizeof(long) + sizeof(nint) + sizeof(int));
 
     /// <summary>Inserts or overwrites.</summary>
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
@@ -33,7 +36,7 @@ internal sealed unsafe partial class BTree
         Touch();
         bool rightmost = DescendForWrite(key);
         int leafLevel = _header.Depth - 1;
-        byte* leaf = (byte*)_pathPtr[leafLevel];
+        byte* leaf = (byte*)PathPtr[leafLevel];
         int index = Node.SearchLeaf(leaf, key, _fixedInt64, out bool found);
         // A value no larger than its overflow reference stays inline even beside a long key.
         bool overflow = value.Length > Node.OverflowReferenceSize
@@ -88,9 +91,9 @@ internal sealed unsafe partial class BTree
         Touch();
         DescendForWrite(key);
         int leafLevel = _header.Depth - 1;
-        byte* leaf = (byte*)_pathPtr[leafLevel];
+        byte* leaf = (byte*)PathPtr[leafLevel];
         int index = Node.SearchLeaf(leaf, key, _fixedInt64, out bool found);
-        if (!found) throw _source.Corruption(_pathPage[leafLevel], "a key found by a read descent vanished on the write descent.");
+        if (!found) throw _source.Corruption(PathPage[leafLevel], "a key found by a read descent vanished on the write descent.");
         FreeValue(Node.Entry(leaf, index));
         Node.Remove(leaf, index, _pageSize);
         _header.EntryCount--;
@@ -130,12 +133,6 @@ internal sealed unsafe partial class BTree
     private bool DescendForWrite(ReadOnlySpan<byte> key)
     {
         var sink = Sink;
-        if (_pathPage is null)
-        {
-            _pathPage = new long[MaxDepth];
-            _pathPtr = new nint[MaxDepth];
-            _pathIndex = new int[MaxDepth];
-        }
         long pageNumber = _header.RootPage;
         int depth = CheckedDepth();
         byte* page = sink.Modify(pageNumber, out long newNumber);
@@ -147,18 +144,18 @@ internal sealed unsafe partial class BTree
             CheckNode(page, newNumber, depth - level);
             int index = Node.SearchBranch(page, key, _fixedInt64);
             rightmost &= index == Node.Count(page) - 1;
-            _pathPage[level] = newNumber;
-            _pathPtr[level] = (nint)page;
-            _pathIndex[level] = index;
+            PathPage[level] = newNumber;
+            PathPtr[level] = (nint)page;
+            PathIndex[level] = index;
             byte* entry = Node.Entry(page, index);
             long child = Node.Child(entry);
             page = sink.Modify(child, out newNumber);
             if (newNumber != child) Node.SetChild(entry, newNumber);
         }
         CheckNode(page, newNumber, 1);
-        _pathPage[leafLevel] = newNumber;
-        _pathPtr[leafLevel] = (nint)page;
-        _pathIndex[leafLevel] = -1;
+        PathPage[leafLevel] = newNumber;
+        PathPtr[leafLevel] = (nint)page;
+        PathIndex[leafLevel] = -1;
         return rightmost;
     }
 
@@ -172,7 +169,7 @@ internal sealed unsafe partial class BTree
 
     private void InsertEntry(int level, int index, byte* entry, int size, bool appending)
     {
-        byte* page = (byte*)_pathPtr[level];
+        byte* page = (byte*)PathPtr[level];
         if (Node.TotalFree(page) >= size + Node.SlotSize)
         {
             byte* target = Node.Insert(page, index, size, _pageSize, PageCopy);
@@ -190,8 +187,8 @@ internal sealed unsafe partial class BTree
     private void Split(int level, int index, byte* entry, int size, bool appending)
     {
         var sink = Sink;
-        byte* page = (byte*)_pathPtr[level];
-        long pageNumber = _pathPage[level];
+        byte* page = (byte*)PathPtr[level];
+        long pageNumber = PathPage[level];
         bool leaf = Node.IsLeaf(page);
         PageFlags flags = Node.Header(page)->Flags;
         Buffer.MemoryCopy(page, PageCopy, _pageSize, _pageSize);
@@ -268,8 +265,8 @@ internal sealed unsafe partial class BTree
             return;
         }
         int parentLevel = level - 1;
-        byte* parent = (byte*)_pathPtr[parentLevel];
-        int parentIndex = _pathIndex[parentLevel];
+        byte* parent = (byte*)PathPtr[parentLevel];
+        int parentIndex = PathIndex[parentLevel];
         InsertEntry(parentLevel, parentIndex + 1, separator, separatorSize, appending && parentIndex == Node.Count(parent) - 1);
     }
 
@@ -302,7 +299,7 @@ internal sealed unsafe partial class BTree
         var sink = Sink;
         while (true)
         {
-            byte* page = (byte*)_pathPtr[level];
+            byte* page = (byte*)PathPtr[level];
             int count = Node.Count(page);
             if (level == 0)
             {
@@ -311,12 +308,12 @@ internal sealed unsafe partial class BTree
             }
             if (count > 0 && Node.UsedBytes(page, _pageSize) >= Usable / 4) return;
 
-            byte* parent = (byte*)_pathPtr[level - 1];
-            int parentIndex = _pathIndex[level - 1];
+            byte* parent = (byte*)PathPtr[level - 1];
+            int parentIndex = PathIndex[level - 1];
             bool leaf = Node.IsLeaf(page);
             if (count == 0)
             {
-                sink.FreePage(_pathPage[level]);
+                sink.FreePage(PathPage[level]);
                 CountFreed(leaf);
                 Node.Remove(parent, parentIndex, _pageSize);
                 if (parentIndex == 0 && Node.Count(parent) > 0) Node.ClearFirstBranchKey(parent);
@@ -357,7 +354,7 @@ internal sealed unsafe partial class BTree
             byte* left = sink.Modify(leftNumber, out long newLeft);
             if (newLeft != leftNumber) Node.SetChild(leftEntry, newLeft);
             AppendAll(left, page, leaf, Node.BranchKey(ownEntry));
-            sink.FreePage(_pathPage[level]);
+            sink.FreePage(PathPage[level]);
             CountFreed(leaf);
             Node.Remove(parent, parentIndex, _pageSize);
             return true;

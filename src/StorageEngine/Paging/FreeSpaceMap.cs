@@ -18,7 +18,8 @@ internal sealed unsafe class FreeSpaceMap
 
     private readonly int _pageSize;
     private readonly PageSet _pending = new();
-    private readonly Queue<(long TransactionId, long[] Pages)> _pendingByTransaction = new();
+    // One entry per page rather than an array per commit: no allocation per commit, none surviving until a checkpoint.
+    private readonly Queue<(long TransactionId, long Page)> _pendingByTransaction = new();
     private readonly List<long> _transactionPending = new();
     private long _freeBits;
     private long _transactionFreeBitsDelta;
@@ -288,7 +289,7 @@ internal sealed unsafe class FreeSpaceMap
         int freed = _transactionPending.Count;
         if (freed > 0)
         {
-            _pendingByTransaction.Enqueue((transactionId, _transactionPending.ToArray()));
+            foreach (long page in _transactionPending) _pendingByTransaction.Enqueue((transactionId, page));
             _transactionPending.Clear();
         }
         _freeBits += _transactionFreeBitsDelta;
@@ -309,9 +310,9 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>Pages freed by transactions up to <paramref name="oldestReader"/> become reusable.</summary>
     public void ReleaseUpTo(long oldestReader)
     {
-        while (_pendingByTransaction.Count > 0 && _pendingByTransaction.Peek().TransactionId <= oldestReader)
+        while (_pendingByTransaction.TryPeek(out var next) && next.TransactionId <= oldestReader)
         {
-            foreach (long p in _pendingByTransaction.Dequeue().Pages) _pending.Remove(p);
+            _pending.Remove(_pendingByTransaction.Dequeue().Page);
             _shortestMissingRun = long.MaxValue;
         }
     }

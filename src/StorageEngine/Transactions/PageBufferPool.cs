@@ -5,7 +5,10 @@ namespace StorageEngine.Transactions;
 /// <summary>
 /// Buffers for the writer's dirty pages and overflow runs, reused across transactions so that a commit neither
 /// allocates native memory nor faults in fresh pages. Runs of up to <see cref="MaxPooledRunPages"/> pages are
-/// pooled, each length up to <see cref="MaxPooledBytesPerLength"/>. Only the writer uses it (under the write lock).
+/// pooled: single pages up to the bytes given to the constructor, since a checkpoint hands back about as many
+/// as commits made since the last one, and a buffer freed and allocated again is an object the garbage
+/// collector must promote (it lives until a checkpoint) plus a native allocation; longer runs up to
+/// <see cref="MaxPooledBytesPerLength"/> each length. Only the writer uses it (under the write lock).
 /// A rented buffer holds whatever its last user left: the renter clears what it does not overwrite.
 /// </summary>
 internal sealed class PageBufferPool : IDisposable
@@ -13,15 +16,19 @@ internal sealed class PageBufferPool : IDisposable
     /// <summary>The longest run pooled; longer overflow values are rare enough to allocate each time.</summary>
     public const int MaxPooledRunPages = 16;
 
-    /// <summary>How much memory idle buffers of one length may hold.</summary>
+    /// <summary>How much memory idle buffers of one run length above one page may hold.</summary>
     public const int MaxPooledBytesPerLength = 16 << 20;
 
     private readonly Stack<NativeBuffer>[] _free = new Stack<NativeBuffer>[MaxPooledRunPages + 1];
     private readonly int _pageSize;
+    private readonly int _maxSinglePages;
 
-    public PageBufferPool(int pageSize)
+    /// <param name="pageSize">Bytes per page.</param>
+    /// <param name="maxSinglePageBytes">How much memory idle single-page buffers may hold (at least <see cref="MaxPooledBytesPerLength"/>).</param>
+    public PageBufferPool(int pageSize, long maxSinglePageBytes = MaxPooledBytesPerLength)
     {
         _pageSize = pageSize;
+        _maxSinglePages = (int)Math.Min(int.MaxValue, Math.Max(maxSinglePageBytes, MaxPooledBytesPerLength) / pageSize);
         for (int pages = 1; pages <= MaxPooledRunPages; pages++) _free[pages] = new Stack<NativeBuffer>();
     }
 
@@ -37,7 +44,8 @@ internal sealed class PageBufferPool : IDisposable
     public void Return(NativeBuffer buffer)
     {
         int pages = buffer.Length / _pageSize;
-        if (buffer.Length % _pageSize == 0 && pages <= MaxPooledRunPages && _free[pages].Count < MaxPooledBytesPerLength / buffer.Length)
+        int limit = pages == 1 ? _maxSinglePages : MaxPooledBytesPerLength / Math.Max(1, buffer.Length);
+        if (buffer.Length % _pageSize == 0 && pages is >= 1 and <= MaxPooledRunPages && _free[pages].Count < limit)
             _free[pages].Push(buffer);
         else
             buffer.Free();

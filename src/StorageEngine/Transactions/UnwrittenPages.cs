@@ -1,3 +1,5 @@
+using System.Buffers;
+
 namespace StorageEngine.Transactions;
 
 /// <summary>
@@ -19,22 +21,36 @@ internal sealed class UnwrittenPages
     private readonly Dictionary<long, Entry> _entries = new();
     private Entry?[] _byPage = new Entry?[1024];
     private readonly object _mutation = new();
-    private readonly List<(long RetiredAt, long WrittenBy, CommittedRun Run)> _retired = new();
+    private readonly List<(long RetiredAt, Entry Entry)> _retired = new();
+    // Entries are reused once retired and released, like their buffers: one per page and commit, living until
+    // a checkpoint, they were most of what the garbage collector promoted.
+    private readonly Stack<Entry> _spareEntries = new();
+    private const int MaxSpareEntries = 1 << 16;
     private int _count;
     private long _bytes;
     // Checkpoints or backups writing collected buffers out: nothing retired is freed meanwhile.
     private int _collecting;
 
     /// <summary>One page (or overflow run) as a commit left it.</summary>
-    internal sealed class Entry(CommittedRun run, long writtenBy)
+    /// <remarks>Set before it is published and unchanged while a reader may find it.</remarks>
+    internal sealed class Entry
     {
-        public CommittedRun Run { get; } = run;
+        public CommittedRun Run;
 
         /// <summary>The transaction that wrote this version.</summary>
-        public long WrittenBy { get; } = writtenBy;
+        public long WrittenBy;
 
         /// <summary>The transaction that freed it, or <see cref="long.MaxValue"/> while it is live.</summary>
-        public long FreedBy = long.MaxValue;
+        public long FreedBy;
+    }
+
+    private Entry NewEntry(CommittedRun run, long writtenBy)
+    {
+        var entry = _spareEntries.TryPop(out var spare) ? spare : new Entry();
+        entry.Run = run;
+        entry.WrittenBy = writtenBy;
+        entry.FreedBy = long.MaxValue;
+        return entry;
     }
 
     /// <summary>True when every committed page is in the data file (the readers' fast path).</summary>
@@ -87,7 +103,7 @@ internal sealed class UnwrittenPages
         {
             foreach (var run in pages)
             {
-                var entry = new Entry(run, transactionId);
+                var entry = NewEntry(run, transactionId);
                 if (_entries.TryGetValue(run.FirstPage, out var replaced))
                 {
                     _entries[run.FirstPage] = entry;
@@ -127,31 +143,36 @@ internal sealed class UnwrittenPages
 
     /// <summary>
     /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, no retired
-    /// buffer is freed, since the caller reads the collected ones outside the lock.
+    /// buffer is freed, since the caller reads the collected ones outside the lock. The arrays are rented:
+    /// a checkpoint collects thousands of entries, and a fresh array each time would land on the large object
+    /// heap and bring on full collections.
     /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
-    public KeyValuePair<long, Entry>[] Collect()
+    public ArraySegment<KeyValuePair<long, Entry>> Collect()
     {
         lock (_mutation)
         {
             _collecting++;
-            var pages = new long[_entries.Count];
-            var entries = new KeyValuePair<long, Entry>[_entries.Count];
+            int count = _entries.Count;
+            var pages = ArrayPool<long>.Shared.Rent(count);
+            var entries = ArrayPool<KeyValuePair<long, Entry>>.Shared.Rent(count);
             int i = 0;
             foreach (var pair in _entries)
             {
                 pages[i] = pair.Key;
                 entries[i++] = pair;
             }
-            Array.Sort(pages, entries);
-            return entries;
+            Array.Sort(pages, entries, 0, count);
+            ArrayPool<long>.Shared.Return(pages);
+            return new ArraySegment<KeyValuePair<long, Entry>>(entries, 0, count);
         }
     }
 
-    /// <summary>Ends a <see cref="Collect"/>.</summary>
-    public void EndCollect()
+    /// <summary>Ends a <see cref="Collect"/>, taking back its array.</summary>
+    public void EndCollect(ArraySegment<KeyValuePair<long, Entry>> collected)
     {
         lock (_mutation) _collecting--;
+        ArrayPool<KeyValuePair<long, Entry>>.Shared.Return(collected.Array!, clearArray: true);
     }
 
     /// <summary>Marks the runs a durable commit freed (by first page), so that a checkpoint can leave them out.</summary>
@@ -171,7 +192,7 @@ internal sealed class UnwrittenPages
     /// After a checkpoint wrote and synced <paramref name="written"/>: drops each entry still holding the version
     /// written (a newer one stays), retiring it at <paramref name="publishedId"/>.
     /// </summary>
-    public void Remove(KeyValuePair<long, Entry>[] written, long publishedId)
+    public void Remove(ArraySegment<KeyValuePair<long, Entry>> written, long publishedId)
     {
         lock (_mutation)
         {
@@ -203,8 +224,13 @@ internal sealed class UnwrittenPages
             int kept = 0;
             for (int i = 0; i < _retired.Count; i++)
             {
-                var (retiredAt, writtenBy, run) = _retired[i];
-                if (retiredAt < oldestReader && writtenBy < oldestPending) run.Release(pool);
+                var (retiredAt, entry) = _retired[i];
+                if (retiredAt < oldestReader && entry.WrittenBy < oldestPending)
+                {
+                    entry.Run.Release(pool);
+                    entry.Run = default;
+                    if (_spareEntries.Count < MaxSpareEntries) _spareEntries.Push(entry);
+                }
                 else _retired[kept++] = _retired[i];
             }
             _retired.RemoveRange(kept, _retired.Count - kept);
@@ -219,7 +245,8 @@ internal sealed class UnwrittenPages
             foreach (var entry in _entries.Values) entry.Run.Release(pool);
             _entries.Clear();
             Array.Clear(_byPage);
-            foreach (var (_, _, run) in _retired) run.Release(pool);
+            foreach (var (_, entry) in _retired) entry.Run.Release(pool);
+            _spareEntries.Clear();
             _retired.Clear();
             _count = 0;
             _bytes = 0;
@@ -228,7 +255,7 @@ internal sealed class UnwrittenPages
 
     private void Retire(Entry entry, long publishedId, bool counted = false)
     {
-        _retired.Add((publishedId, entry.WrittenBy, entry.Run));
+        _retired.Add((publishedId, entry));
         _bytes -= entry.Run.Buffer.Length;
         if (counted) Volatile.Write(ref _count, _count - 1);
     }
