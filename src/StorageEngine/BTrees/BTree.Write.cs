@@ -22,7 +22,7 @@ internal sealed unsafe partial class BTree
     private long* PathPage => (long*)(ScratchBase + PathOffset(_pageSize));
     private nint* PathPtr => (nint*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * sizeof(long));
     private int* PathIndex => (int*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * (sizeof(long) + sizeof(nint)));
-    private byte* ScratchBase => Sink.Scratch;
+    private byte* ScratchBase => _sink is null ? Sink.Scratch : _scratch;
 
     private static int PathOffset(int pageSize) => 4 * pageSize + MaxDepth * (pageSize / 2);
 

@@ -15,6 +15,8 @@ internal sealed unsafe partial class BTree
 
     private readonly IPageSource _source;
     private readonly IPageSink? _sink;
+    // The sink's scratch, read once: the descent path lives there and is touched at every level of a change.
+    private readonly byte* _scratch;
     private readonly int _pageSize;
     private readonly bool _fixedInt64;
     private TreeHeader _header;
@@ -23,6 +25,7 @@ internal sealed unsafe partial class BTree
     {
         _source = source;
         _sink = source as IPageSink;
+        _scratch = _sink is null ? null : _sink.Scratch;
         _pageSize = source.PageSize;
         _header = header;
         _fixedInt64 = (header.Flags & TreeFlags.FixedInt64Keys) != 0;
