@@ -183,8 +183,13 @@ public sealed partial class StorageEnvironment
         }
         else
         {
-            WriteJournaledRuns(member.Runs);
-            _unwritten?.Drop(member.Pages, published);
+            // Under the lock that a checkpoint's writes take too: a checkpoint that collected an older version of
+            // one of these pages (a bitmap page, changed in place) either wrote it before, or sees it superseded.
+            lock (_dataPageWrites)
+            {
+                WriteJournaledRuns(member.Runs);
+                _unwritten?.Drop(member.Pages, published);
+            }
         }
         _unwritten?.MarkFreed(member.Freed, member.TransactionId);
     }
@@ -244,25 +249,35 @@ public sealed partial class StorageEnvironment
         int i = 0;
         while (i < entries.Length)
         {
-            if (Volatile.Read(ref entries[i].Value.FreedBy) <= leaveOutFreedUpTo)
+            // One stretch at a time under the lock of commits that write their pages themselves (see PlacePages),
+            // so that a version such a commit superseded is never written over the newer one.
+            lock (_dataPageWrites)
             {
-                i++;
-                continue;
+                if (!Writable(entries[i].Value, leaveOutFreedUpTo))
+                {
+                    i++;
+                    continue;
+                }
+                long first = entries[i].Key;
+                long next = first;
+                gather.Clear();
+                while (i < entries.Length && entries[i].Key == next && gather.Count < MaxGatheredPages && Writable(entries[i].Value, leaveOutFreedUpTo))
+                {
+                    var run = entries[i].Value.Run;
+                    gather.Add(run.Buffer.Memory);
+                    next += run.PageCount;
+                    i++;
+                }
+                _data.Write(first, gather);
             }
-            long first = entries[i].Key;
-            long next = first;
-            gather.Clear();
-            while (i < entries.Length && entries[i].Key == next && gather.Count < MaxGatheredPages
-                && Volatile.Read(ref entries[i].Value.FreedBy) > leaveOutFreedUpTo)
-            {
-                var run = entries[i].Value.Run;
-                gather.Add(run.Buffer.Memory);
-                next += run.PageCount;
-                i++;
-            }
-            _data.Write(first, gather);
         }
     }
+
+    private static bool Writable(UnwrittenPages.Entry entry, long leaveOutFreedUpTo) =>
+        Volatile.Read(ref entry.FreedBy) > leaveOutFreedUpTo && !entry.Superseded;
+
+    /// <summary>Taken by each data-file write of held pages and by commits that write their own pages.</summary>
+    private readonly object _dataPageWrites = new();
 
     /// <summary>Buffers per gathered write, well under the operating system's limit (1,024 on Linux).</summary>
     private const int MaxGatheredPages = 256;

@@ -99,7 +99,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _freeSpace = new FreeSpaceMap(PageSize);
             _readers = new ReaderTable(options.MaxReaders);
             // Enough single pages for what one checkpoint interval's commits leave in memory (see UnwrittenLimit).
-            _pool = new PageBufferPool(PageSize, Math.Min(2 * options.CheckpointThreshold, 256L << 20));
+            _pool = new PageBufferPool(PageSize, 2 * Math.Min(options.CheckpointThreshold, 128L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);

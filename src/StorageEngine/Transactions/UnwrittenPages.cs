@@ -42,6 +42,12 @@ internal sealed class UnwrittenPages
 
         /// <summary>The transaction that freed it, or <see cref="long.MaxValue"/> while it is live.</summary>
         public long FreedBy;
+
+        /// <summary>
+        /// Set when a commit wrote a newer version of the page straight into the data file (<see cref="Drop"/>):
+        /// a checkpoint that collected this version must then not write it, or the data file would go back.
+        /// </summary>
+        public volatile bool Superseded;
     }
 
     private Entry NewEntry(CommittedRun run, long writtenBy)
@@ -50,6 +56,7 @@ internal sealed class UnwrittenPages
         entry.Run = run;
         entry.WrittenBy = writtenBy;
         entry.FreedBy = long.MaxValue;
+        entry.Superseded = false;
         return entry;
     }
 
@@ -134,6 +141,7 @@ internal sealed class UnwrittenPages
             {
                 if (_entries.Remove(run.FirstPage, out var removed))
                 {
+                    removed.Superseded = true;
                     Set(run.FirstPage, null);
                     Retire(removed, publishedId, counted: true);
                 }

@@ -124,6 +124,12 @@ internal sealed class FaultyFileSystem : IFileSystem
     /// Makes mappings of matching files show garbage in [offset, offset + length), as if that part of the
     /// device could not be read back: reads through the mapping see damage where a real one would fault.
     /// </summary>
+    /// <summary>
+    /// Called on the calling thread before each operation, outside any lock: a test can hold one thread at a
+    /// chosen write while others go on.
+    /// </summary>
+    public Action<FileOperation, string>? BeforeOperation { get; set; }
+
     public void PoisonMappedPage(Func<string, bool> files, long offset, int length)
     {
         lock (_sync) _poison = (files, offset, length);
@@ -165,6 +171,7 @@ internal sealed class FaultyFileSystem : IFileSystem
     /// </summary>
     public FaultKind? Enter(FileOperation operation, string path)
     {
+        BeforeOperation?.Invoke(operation, path);
         lock (_sync)
         {
             if (HasCrashed && operation != FileOperation.Read) throw Crashed(operation, path);
