@@ -44,8 +44,8 @@ internal sealed class PageBufferPool : IDisposable
     public void Return(NativeBuffer buffer)
     {
         int pages = buffer.Length / _pageSize;
-        int limit = pages == 1 ? _maxSinglePages : MaxPooledBytesPerLength / Math.Max(1, buffer.Length);
-        if (buffer.Length % _pageSize == 0 && pages is >= 1 and <= MaxPooledRunPages && _free[pages].Count < limit)
+        if (buffer.Length % _pageSize == 0 && pages is >= 1 and <= MaxPooledRunPages
+            && _free[pages].Count < (pages == 1 ? _maxSinglePages : MaxPooledBytesPerLength / buffer.Length))
             _free[pages].Push(buffer);
         else
             buffer.Free();

@@ -110,19 +110,11 @@ internal sealed class UnwrittenPages
         {
             foreach (var run in pages)
             {
+                if (_entries.TryGetValue(run.FirstPage, out var replaced)) Retire(replaced, publishedId);
+                else Volatile.Write(ref _count, _count + 1);
                 var entry = NewEntry(run, transactionId);
-                if (_entries.TryGetValue(run.FirstPage, out var replaced))
-                {
-                    _entries[run.FirstPage] = entry;
-                    Set(run.FirstPage, entry);
-                    Retire(replaced, publishedId);
-                }
-                else
-                {
-                    _entries[run.FirstPage] = entry;
-                    Set(run.FirstPage, entry);
-                    Volatile.Write(ref _count, _count + 1);
-                }
+                _entries[run.FirstPage] = entry;
+                Set(run.FirstPage, entry);
                 _bytes += run.Buffer.Length;
             }
         }
