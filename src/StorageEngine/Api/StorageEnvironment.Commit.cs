@@ -164,8 +164,16 @@ public sealed partial class StorageEnvironment
             Volatile.Write(ref _current, published);
             OnCommitted(published);
         }
-        if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+        TellCheckpointerOfJournal();
         if (_unwritten is not null) _checkpointer?.OnUnwrittenBytes(_unwritten.Bytes);
+    }
+
+    /// <summary>After a journal write: the checkpointer counts its bytes, and prepares the next file if none waits.</summary>
+    private void TellCheckpointerOfJournal()
+    {
+        if (_journal is null || _checkpointer is null) return;
+        _checkpointer.OnCommit(_journal.BytesWritten);
+        if (_journal.SpareWanted) _checkpointer.OnJournalSpareWanted();
     }
 
     /// <summary>

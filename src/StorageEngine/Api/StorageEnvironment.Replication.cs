@@ -378,7 +378,7 @@ public sealed partial class StorageEnvironment
             WriteJournaledRuns(runs);
             var published = new Snapshot(state, _data.View, journalFile);
             Volatile.Write(ref _current, published);
-            if (_journal is not null) _checkpointer?.OnCommit(_journal.BytesWritten);
+            TellCheckpointerOfJournal();
             ReloadFreeSpace(published);
             OnCommitted(published);
         }

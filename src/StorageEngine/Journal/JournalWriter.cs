@@ -11,28 +11,52 @@ namespace StorageEngine.Journal;
 /// the file system refuses that, the writer syncs after each record. Full files are retired by the
 /// checkpointer and reused, so the journal does not grow without bound.
 /// </summary>
+/// <remarks>
+/// A session's first file is small (<see cref="InitialFileSize"/>) and each next one twice the last, up to the
+/// configured size: an environment that commits little keeps a journal of a megabyte or two, one that commits much
+/// reaches full-size files after a few switches. A durable file is preallocated with zeros (written, so that
+/// later write-through writes change no metadata), by the checkpointer thread ahead of the switch that needs it.
+/// Two kinds of write do without: a buffered (Lazy) journal's, which never wait for the device, and a durable
+/// write of at least <see cref="LargeWrite"/>, for which the file system's metadata update on extending the file
+/// costs little beside the write itself; writing zeros first would double what such commits write.
+/// </remarks>
 internal sealed unsafe class JournalWriter : IDisposable
 {
     /// <summary>Free files kept for reuse beyond which retired files are deleted.</summary>
     private const int MaxFreeFiles = 4;
+
+    /// <summary>Size of a session's first journal file, and of the one spare a clean close leaves behind.</summary>
+    public const long InitialFileSize = 1L << 20;
+
+    /// <summary>Size from which a durable write may extend a file rather than need preallocated space.</summary>
+    public const long LargeWrite = 1L << 20;
 
     private readonly IFileSystem _fileSystem;
     private readonly string _directory;
     private readonly long _environmentId;
     private readonly long _sessionId;
     private readonly int _pageSize;
-    private readonly long _fileSize;
+    private readonly long _maxFileSize;
     private readonly bool _durable;
     private readonly ILogger _logger;
     private readonly object _filesLock = new();
     // Taken by SyncBuffered and by the file switch, so that a sync never meets a file being closed.
     private readonly object _syncLock = new();
-    private readonly Queue<string> _freeFiles = new();
+    // Oldest first; each with its length, so that a switch takes one big enough and a retired file too small for
+    // the sizes now wanted is deleted rather than kept.
+    private readonly List<(string Path, long Length)> _freeFiles = new();
+    // Lengths of the files this writer appended to, by number, for the retirement's choice to keep or delete.
+    private readonly Dictionary<long, long> _fileLengths = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     private readonly List<NativeBuffer> _headers = new();
     private IStorageFile? _file;
-    // The current file's length, fixed once it is preallocated: asking the file each time costs a system call.
+    // The current file's capacity, fixed when it is opened: asking the file each time costs a system call.
     private long _fileLength;
+    // How much of the current file is written (zeros or records): a small durable write must end within it.
+    private long _writtenLength;
+    // Size of the files being written now; the next switch doubles it, up to _maxFileSize.
+    private long _generationSize;
+    private volatile bool _spareWanted;
     private long _offset;
     private long _freeCounter;
     private bool _warnedBuffered;
@@ -51,12 +75,16 @@ internal sealed unsafe class JournalWriter : IDisposable
         _directory = directory;
         _environmentId = environmentId;
         _pageSize = pageSize;
-        _fileSize = JournalRecordHeader.AlignUp(fileSize);
+        _maxFileSize = JournalRecordHeader.AlignUp(fileSize);
+        _generationSize = Math.Min(_maxFileSize, InitialFileSize);
         _durable = durable;
         _logger = logger;
         foreach (var name in fileSystem.ListFiles(directory))
         {
-            if (JournalFileNames.IsFree(name)) _freeFiles.Enqueue(Path.Combine(directory, name));
+            if (!JournalFileNames.IsFree(name)) continue;
+            string path = Path.Combine(directory, name);
+            using var file = fileSystem.Open(path, StorageFileMode.Buffered);
+            _freeFiles.Add((path, file.Length));
         }
         _freeCounter = DateTime.UtcNow.Ticks;
         CurrentFileNumber = firstFileNumber;
@@ -67,9 +95,18 @@ internal sealed unsafe class JournalWriter : IDisposable
     public void OpenFirstFile()
     {
         if (_file is not null) return;
-        _file = OpenFile(CurrentFileNumber, _fileSize);
-        _fileLength = _file.Length;
+        (_file, _fileLength, _writtenLength) = OpenFile(CurrentFileNumber, _generationSize, _generationSize, preallocate: _durable);
+        _spareWanted = _durable;
     }
+
+    /// <summary>
+    /// True when a durable journal has no spare file as large as its next switch will want: the owner should have
+    /// <see cref="EnsureSpareFile"/> run soon, off the commit path.
+    /// </summary>
+    public bool SpareWanted => _spareWanted;
+
+    /// <summary>Size the next switch asks for: twice the current files, at most the configured size.</summary>
+    private long NextGenerationSize => Math.Min(_maxFileSize, 2 * _generationSize);
 
     /// <summary>Number of the file records are appended to.</summary>
     public long CurrentFileNumber { get; private set; }
@@ -93,13 +130,15 @@ internal sealed unsafe class JournalWriter : IDisposable
         long total = 0;
         for (int e = 0; e < entries.Count; e++) total += RecordLength(entries[e]);
         OpenFirstFile();
-        if (_offset + total > _fileLength) SwitchFile(total);
+        bool large = total >= LargeWrite || !_durable;
+        if (_offset + total > (large ? _fileLength : _writtenLength)) SwitchFile(total, large);
 
         _buffers.Clear();
         for (int e = 0; e < entries.Count; e++) AddRecord(e, entries[e]);
         _file!.Write(_offset, _buffers);
         if (_durable && !_file.IsWriteThrough) _file.Flush();
         _offset += total;
+        if (_offset > _writtenLength) _writtenLength = _offset;
         BytesWritten += total;
         WriteCount++;
         RecordCount += entries.Count;
@@ -174,20 +213,32 @@ internal sealed unsafe class JournalWriter : IDisposable
         header->Checksum = Crc32C.Finish(crc);
     }
 
-    private void SwitchFile(long recordLength)
+    /// <summary>
+    /// Moves on to the next file for a write of <paramref name="length"/> bytes. For a small durable write the
+    /// file must be preallocated: a spare of the next size when the checkpointer made one, else (never more than
+    /// a megabyte written on the commit path) a file just large enough. A large write takes any file, extending it.
+    /// </summary>
+    private void SwitchFile(long length, bool large)
     {
-        long size = Math.Max(_fileSize, JournalRecordHeader.AlignUp(recordLength));
-        var next = OpenFile(CurrentFileNumber + 1, size);
+        lock (_filesLock) _fileLengths[CurrentFileNumber] = _writtenLength;
+        _generationSize = NextGenerationSize;
+        long needed = JournalRecordHeader.AlignUp(length);
+        var (next, capacity, written) = large
+            ? OpenFile(CurrentFileNumber + 1, Math.Max(_generationSize, needed), needed, preallocate: false)
+            : OpenFile(CurrentFileNumber + 1, Math.Max(_generationSize, needed), Math.Max(needed, InitialFileSize), preallocate: true);
         lock (_syncLock)
         {
             var old = _file!;
             _file = next;
-            _fileLength = next.Length;
+            _fileLength = capacity;
+            _writtenLength = written;
             _offset = 0;
             CurrentFileNumber++;
             if (!_durable) old.Flush();
             old.Dispose();
         }
+        // A spare's zeros would be wasted on large writes, which take any file.
+        _spareWanted = _durable && !large;
     }
 
     /// <summary>
@@ -201,27 +252,41 @@ internal sealed unsafe class JournalWriter : IDisposable
         lock (_syncLock) _file?.Flush();
     }
 
-    private IStorageFile OpenFile(long number, long size)
+    /// <summary>
+    /// Opens file <paramref name="number"/>, renaming a free file into place when there is one (the oldest at least
+    /// <paramref name="wanted"/> long, else the oldest at least <paramref name="needed"/>, else the oldest), and
+    /// returns it with the bytes records may fill and the bytes already written. With
+    /// <paramref name="preallocate"/>, zeros make it at least <paramref name="needed"/> long.
+    /// </summary>
+    private (IStorageFile File, long Capacity, long Written) OpenFile(long number, long wanted, long needed, bool preallocate)
     {
         string path = Path.Combine(_directory, JournalFileNames.ForNumber(number));
         lock (_filesLock)
         {
-            if (!_fileSystem.Exists(path) && _freeFiles.Count > 0) _fileSystem.Rename(_freeFiles.Dequeue(), path);
+            if (!_fileSystem.Exists(path) && _freeFiles.Count > 0)
+            {
+                int pick = _freeFiles.FindIndex(f => f.Length >= wanted);
+                if (pick < 0) pick = _freeFiles.FindIndex(f => f.Length >= needed);
+                if (pick < 0) pick = 0;
+                _fileSystem.Rename(_freeFiles[pick].Path, path);
+                _freeFiles.RemoveAt(pick);
+            }
         }
         var file = _fileSystem.Open(path, _durable ? StorageFileMode.UnbufferedWriteThrough : StorageFileMode.Buffered);
         try
         {
-            if (file.Length < size)
+            if (!preallocate) return (file, Math.Max(wanted, file.Length), file.Length);
+            if (file.Length < needed)
             {
-                file.Preallocate(size);
-                _logger.LogDebug("Preallocated journal file {Path} ({Size} bytes).", path, size);
+                file.Preallocate(needed);
+                _logger.LogDebug("Preallocated journal file {Path} ({Size} bytes).", path, needed);
             }
             if (_durable && !file.IsWriteThrough && !_warnedBuffered)
             {
                 _warnedBuffered = true;
                 _logger.LogWarning("The file system refuses unbuffered I/O for {Path}; the journal falls back to buffered writes and fdatasync on every commit.", path);
             }
-            return file;
+            return (file, file.Length, file.Length);
         }
         catch
         {
@@ -231,20 +296,29 @@ internal sealed unsafe class JournalWriter : IDisposable
     }
 
     /// <summary>
-    /// Makes sure a preallocated spare file waits for the next switch, so that a commit never writes a new
-    /// file's zeros itself. Called off the commit path (by the checkpointer).
+    /// Makes sure a preallocated spare file as large as the next switch wants waits for it, so that a commit
+    /// never writes a new file's zeros itself. Called off the commit path (by the checkpointer). A buffered
+    /// journal needs no spare: its files are not preallocated.
     /// </summary>
     public void EnsureSpareFile()
     {
+        if (!_durable) return;
+        long size = NextGenerationSize;
         lock (_filesLock)
         {
-            if (_freeFiles.Count > 0) return;
+            if (_freeFiles.Exists(f => f.Length >= size))
+            {
+                _spareWanted = false;
+                return;
+            }
         }
         string path = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
         try
         {
-            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
-            file.Preallocate(_fileSize);
+            // Written unbuffered, as the journal will write it: zeros left in the page cache would make each of its
+            // direct writes evict them first.
+            using var file = _fileSystem.Open(path, StorageFileMode.UnbufferedWriteThrough);
+            file.Preallocate(size);
         }
         catch
         {
@@ -260,7 +334,12 @@ internal sealed unsafe class JournalWriter : IDisposable
             throw;
         }
 
-        lock (_filesLock) _freeFiles.Enqueue(path);
+        lock (_filesLock)
+        {
+            _freeFiles.Add((path, size));
+            // A switch since the size was read may want a larger one already.
+            _spareWanted = NextGenerationSize > size;
+        }
     }
 
     /// <summary>Retires every journal file numbered below <paramref name="fileNumber"/>: all their records are checkpointed.</summary>
@@ -272,7 +351,7 @@ internal sealed unsafe class JournalWriter : IDisposable
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (!JournalFileNames.TryParse(name, out long number) || number >= fileNumber || number >= CurrentFileNumber) continue;
-                RecycleOrDelete(name, MaxFreeFiles);
+                RecycleOrDelete(name, number, MaxFreeFiles);
                 retired++;
             }
         }
@@ -281,8 +360,9 @@ internal sealed unsafe class JournalWriter : IDisposable
 
     /// <summary>
     /// On a clean close, once the header points past every journal file: closes the current file and keeps a
-    /// single file for the next session to reuse (it would otherwise preallocate one), deleting the others, so
-    /// that a closed environment takes little more disk than its data file.
+    /// single file, cut to <see cref="InitialFileSize"/>, for the next session to start with (it would otherwise
+    /// preallocate one), deleting the others, so that a closed environment takes one megabyte more than its
+    /// data file.
     /// </summary>
     public void RetireAllOnClose()
     {
@@ -295,21 +375,42 @@ internal sealed unsafe class JournalWriter : IDisposable
         {
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
-                if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber) RecycleOrDelete(name, 1);
+                if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber) RecycleOrDelete(name, number, 1);
             }
-            while (_freeFiles.Count > 1) _fileSystem.Delete(_freeFiles.Dequeue());
+            while (_freeFiles.Count > 1)
+            {
+                _fileSystem.Delete(_freeFiles[^1].Path);
+                _freeFiles.RemoveAt(_freeFiles.Count - 1);
+            }
+            if (_freeFiles.Count == 1 && _freeFiles[0].Length > InitialFileSize)
+            {
+                using (var file = _fileSystem.Open(_freeFiles[0].Path, StorageFileMode.Buffered))
+                {
+                    file.SetLength(InitialFileSize);
+                    file.Flush();
+                }
+                _freeFiles[0] = (_freeFiles[0].Path, InitialFileSize);
+            }
         }
     }
 
-    /// <summary>Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, else deletes it. Under the files lock.</summary>
-    private void RecycleOrDelete(string name, int keep)
+    /// <summary>
+    /// Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, unless it is smaller
+    /// than the files now written (a session's first, small ones), else deletes it. Under the files lock.
+    /// </summary>
+    private void RecycleOrDelete(string name, long number, int keep)
     {
         string path = Path.Combine(_directory, name);
-        if (_freeFiles.Count < keep)
+        if (!_fileLengths.Remove(number, out long length))
+        {
+            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
+            length = file.Length;
+        }
+        if (_freeFiles.Count < keep && (length >= _generationSize || keep == 1))
         {
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
-            _freeFiles.Enqueue(free);
+            _freeFiles.Add((free, length));
         }
         else
         {

@@ -21,6 +21,11 @@ internal sealed class Checkpointer : IDisposable
     private long _freedBytes;
     private long _lastCommit = System.Diagnostics.Stopwatch.GetTimestamp();
     private volatile bool _stopping;
+    private volatile bool _spareWanted;
+    // After a failed try (a full disk) the spare waits for the next checkpoint rather than each commit's request.
+    private volatile bool _spareFailed;
+    // Set with the signal by a checkpoint trigger, so that a wake-up for the journal's spare alone runs none.
+    private int _checkpointWanted;
 
     public Checkpointer(StorageEnvironment environment, long threshold, TimeSpan interval, ILogger logger)
     {
@@ -37,19 +42,36 @@ internal sealed class Checkpointer : IDisposable
     {
         Volatile.Write(ref _journalBytes, journalBytesWritten);
         Volatile.Write(ref _lastCommit, System.Diagnostics.Stopwatch.GetTimestamp());
-        if (journalBytesWritten - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold) _signal.Set();
+        if (journalBytesWritten - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold) RequestCheckpoint();
+    }
+
+    /// <summary>
+    /// Called when the journal has no spare file for its next switch: preparing one (writing its zeros) is this
+    /// thread's work, so that the commit that fills the current file does not do it.
+    /// </summary>
+    public void OnJournalSpareWanted()
+    {
+        if (_spareWanted || _spareFailed) return;
+        _spareWanted = true;
+        _signal.Set();
     }
 
     /// <summary>Called after each commit group with the bytes of committed pages held in memory for the checkpoint.</summary>
     public void OnUnwrittenBytes(long bytes)
     {
-        if (bytes >= _threshold) _signal.Set();
+        if (bytes >= _threshold) RequestCheckpoint();
     }
 
     /// <summary>Called (by the writer) with the bytes of pages a commit freed.</summary>
     public void OnPagesFreed(long bytes)
     {
-        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) _signal.Set();
+        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) RequestCheckpoint();
+    }
+
+    private void RequestCheckpoint()
+    {
+        Volatile.Write(ref _checkpointWanted, 1);
+        _signal.Set();
     }
 
     /// <summary>
@@ -66,8 +88,10 @@ internal sealed class Checkpointer : IDisposable
         bool failed = false;
         while (!_stopping)
         {
-            bool signaled = _signal.WaitOne(idleDelay < _interval ? idleDelay : _interval);
+            _signal.WaitOne(idleDelay < _interval ? idleDelay : _interval);
             if (_stopping) break;
+            if (_spareWanted) PrepareJournal();
+            bool signaled = Interlocked.Exchange(ref _checkpointWanted, 0) != 0;
             long bytes = Volatile.Read(ref _journalBytes);
             if (bytes == Volatile.Read(ref _journalBytesAtCheckpoint)) continue;
             // After a failure only the interval retries, so that a broken disk is not logged every idle delay.
@@ -80,8 +104,8 @@ internal sealed class Checkpointer : IDisposable
                 _environment.CheckpointCore();
                 Interlocked.Add(ref _freedBytes, -freed);
                 Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
-                _environment.PrepareJournal();
                 failed = false;
+                if (_spareFailed) PrepareJournal();
             }
             catch (Exception e)
             {
@@ -89,6 +113,22 @@ internal sealed class Checkpointer : IDisposable
                 failed = true;
                 _logger.LogError(e, "Background checkpoint failed; it will be retried.");
             }
+        }
+    }
+
+    private void PrepareJournal()
+    {
+        _spareWanted = false;
+        _spareFailed = false;
+        try
+        {
+            _environment.PrepareJournal();
+        }
+        catch (Exception e)
+        {
+            _spareFailed = true;
+            // A commit that finds no spare preallocates its file itself: slower, nothing lost.
+            _logger.LogWarning(e, "Preparing a spare journal file failed; the next switch will make its own.");
         }
     }
 

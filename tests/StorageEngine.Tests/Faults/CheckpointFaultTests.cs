@@ -29,6 +29,8 @@ public sealed class CheckpointFaultTests
         var environment = StorageEnvironment.Open(options);
         // Enough to fill the first 1 MiB journal file, so the checkpoint has a file to recycle.
         Commit(environment, 1, 400);
+        // The checkpointer thread prepares a spare journal file after a switch: done now, it cannot take the fault.
+        environment.PrepareJournal();
         fileSystem.Arm(new Fault(operation, nth, kind));
         var failure = Assert.ThrowsAny<Exception>(() => environment.Checkpoint());
         Assert.True(failure is IOException or StorageException && failure is not CorruptionException, $"the checkpoint threw {failure}");
@@ -93,11 +95,12 @@ public sealed class CheckpointFaultTests
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
         var environment = StorageEnvironment.Open(options);
+        var filesBefore = JournalFileNames(fileSystem);
+        // The disk is full before the checkpointer thread, asked by the first commit, prepares a spare; it fails,
+        // as do the retries after each checkpoint while the disk stays full: each must clean up after itself.
+        fileSystem.Arm(new Fault(FileOperation.Growth, 1, FaultKind.DiskFull, Sticky: true, Files: Fault.JournalFile));
         Commit(environment, 1, 40);
         environment.Checkpoint();
-        var filesBefore = JournalFileNames(fileSystem);
-        // The checkpointer retries every interval while the disk stays full; each try must clean up after itself.
-        fileSystem.Arm(new Fault(FileOperation.Growth, 1, FaultKind.DiskFull, Sticky: true, Files: Fault.JournalFile));
         for (int i = 0; i < 5; i++) Assert.ThrowsAny<IOException>(() => environment.PrepareJournal());
         Assert.Equal(filesBefore, JournalFileNames(fileSystem));
         fileSystem.Clear();

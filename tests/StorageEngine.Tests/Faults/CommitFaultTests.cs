@@ -197,7 +197,7 @@ public sealed class CommitFaultTests
         var environment = StorageEnvironment.Open(options);
         Commit(environment, 1, 10);
 
-        // The journal files are 1 MiB: a 3 MB value needs a file of its own, preallocated on a full disk.
+        // The journal files are 1 MiB: a 3 MB value needs a file of its own, which it grows by writing, on a full disk.
         fileSystem.Arm(new Fault(FileOperation.Growth, 1, FaultKind.DiskFull, Sticky: true, Files: Fault.JournalFile));
         var e = Assert.Throws<StorageException>(() => PutBigValue(environment));
         Assert.Equal(FaultyFileSystem.ENOSPC, Assert.IsAssignableFrom<IOException>(e.InnerException).HResult);

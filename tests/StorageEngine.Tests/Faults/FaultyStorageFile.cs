@@ -58,6 +58,7 @@ internal sealed class FaultyStorageFile : IStorageFile
 
     public void Write(long offset, ReadOnlySpan<byte> source)
     {
+        if (offset + source.Length > _inner.Length) GrowByWriting(offset, source);
         var kind = _fileSystem.Enter(FileOperation.Write, Path);
         if (kind is null)
         {
@@ -71,6 +72,9 @@ internal sealed class FaultyStorageFile : IStorageFile
 
     public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
     {
+        long total = 0;
+        foreach (var buffer in buffers) total += buffer.Length;
+        if (offset + total > _inner.Length) GrowByWriting(offset, Gather(buffers));
         var kind = _fileSystem.Enter(FileOperation.Write, Path);
         if (kind is null)
         {
@@ -78,10 +82,27 @@ internal sealed class FaultyStorageFile : IStorageFile
             foreach (var buffer in buffers) _fileSystem.CountWritten(Path, buffer.Length);
             return;
         }
+        Land(kind.Value, offset, Gather(buffers));
+        throw FaultyFileSystem.Failure(kind.Value, FileOperation.Write, Path);
+    }
+
+    private static byte[] Gather(IReadOnlyList<ReadOnlyMemory<byte>> buffers)
+    {
         var gathered = new List<byte>();
         foreach (var buffer in buffers) gathered.AddRange(buffer.ToArray());
-        Land(kind.Value, offset, gathered.ToArray());
-        throw FaultyFileSystem.Failure(kind.Value, FileOperation.Write, Path);
+        return gathered.ToArray();
+    }
+
+    /// <summary>
+    /// A write that ends past the end of the file grows it, as <see cref="FileOperation.Growth"/>: a full disk
+    /// stops it part of the way (the kernel writes what fits, then fails), a crash lands what it lands.
+    /// </summary>
+    private void GrowByWriting(long offset, ReadOnlySpan<byte> source)
+    {
+        var kind = _fileSystem.Enter(FileOperation.Growth, Path);
+        if (kind is null) return;
+        Land(kind == FaultKind.DiskFull ? FaultKind.ShortWrite : kind.Value, offset, source);
+        throw FaultyFileSystem.Failure(kind.Value, FileOperation.Growth, Path);
     }
 
     public void Flush()

@@ -9,7 +9,7 @@ public enum FileOperation
     /// <summary>A sync (<c>IStorageFile.Flush</c>, fdatasync).</summary>
     Sync,
 
-    /// <summary>A file growing: <c>SetLength</c> to a larger size, or <c>Preallocate</c>.</summary>
+    /// <summary>A file growing: <c>SetLength</c> to a larger size, <c>Preallocate</c>, or a write that ends past the end.</summary>
     Growth,
 
     /// <summary>A positional read (the mapped view is not a call, see <see cref="FaultyFileSystem.PoisonMappedPage"/>).</summary>
