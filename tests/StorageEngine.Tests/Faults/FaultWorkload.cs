@@ -98,7 +98,8 @@ internal sealed class FaultWorkload
         yield return new Change(ChangeKind.Put, MainTree, 1000 + k, 24);
         if (k % 3 == 0) yield return new Change(ChangeKind.Delete, MainTree, k * 13 % 61, 0);
         if (k % 7 == 0) yield return new Change(ChangeKind.Put, BlobTree, k, 6000 + k);
-        if (k == BigValueAt) yield return new Change(ChangeKind.Put, BlobTree, 0, 400_000);
+        // Over a megabyte: its durable journal write extends a file rather than fill preallocated space.
+        if (k == BigValueAt) yield return new Change(ChangeKind.Put, BlobTree, 0, 1_200_000);
         if (k == TemporaryTreeDeletedAt + 2) yield return new Change(ChangeKind.Delete, BlobTree, 0, 0);
         if (k == TemporaryTreeCreatedAt)
         {

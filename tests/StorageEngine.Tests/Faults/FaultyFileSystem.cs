@@ -11,6 +11,7 @@ namespace StorageEngine.Tests.Faults;
 internal sealed class FaultyFileSystem : IFileSystem
 {
     private long _dataFileBytesWritten;
+    private long _journalBytesPreallocated;
 
     /// <summary>EIO and ENOSPC, which .NET on Linux reports as the HResult of an IOException.</summary>
     public const int EIO = 5;
@@ -69,6 +70,15 @@ internal sealed class FaultyFileSystem : IFileSystem
     /// <summary>Bytes written whole to the data file (writes a fault cut short not counted).</summary>
     public long DataFileBytesWritten => Interlocked.Read(ref _dataFileBytesWritten);
 
+    /// <summary>Bytes of zeros preallocated in journal files since creation or <see cref="ResetCounts"/>.</summary>
+    public long JournalBytesPreallocated => Interlocked.Read(ref _journalBytesPreallocated);
+
+    /// <summary>Counts a preallocation that went through.</summary>
+    public void CountPreallocated(string path, long bytes)
+    {
+        if (bytes > 0 && Fault.JournalFile(path)) Interlocked.Add(ref _journalBytesPreallocated, bytes);
+    }
+
     /// <summary>Counts a write that went through.</summary>
     public void CountWritten(string path, long bytes)
     {
@@ -78,6 +88,7 @@ internal sealed class FaultyFileSystem : IFileSystem
     public void ResetCounts()
     {
         lock (_sync) Array.Clear(_counts);
+        Interlocked.Exchange(ref _journalBytesPreallocated, 0);
     }
 
     /// <summary>Plans <paramref name="fault"/>; its count starts now.</summary>

@@ -37,7 +37,9 @@ internal sealed class FaultyStorageFile : IStorageFile
         var kind = _fileSystem.Enter(FileOperation.Growth, Path);
         if (kind is null)
         {
+            long before = _inner.Length;
             _inner.Preallocate(length);
+            _fileSystem.CountPreallocated(Path, length - before);
             return;
         }
         // Zeros are written chunk by chunk, so a full disk or a crash stops the file part of the way.

@@ -1,0 +1,142 @@
+using StorageEngine.Platform;
+using StorageEngine.Tests.Faults;
+using static StorageEngine.Tests.Durability.NumberedTransactions;
+
+namespace StorageEngine.Tests.Durability;
+
+/// <summary>
+/// Journal files are sized to what the environment writes: a session starts with a 1 MiB file, each next file is
+/// twice the last up to <see cref="StorageEnvironmentOptions.JournalFileSize"/>, and a clean close leaves a single
+/// 1 MiB spare. A durable commit of a megabyte or more extends its file rather than having zeros written first; a
+/// crash or a full disk in such a write loses no acknowledged commit.
+/// </summary>
+public sealed class JournalFileSizeTests
+{
+    private const long MiB = 1 << 20;
+
+    [Fact]
+    public void AnEnvironmentThatCommitsLittleTakesAMegabyteOfJournalAndKeepsOneAfterACleanClose()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            Commit(environment, 1, 20);
+            environment.PrepareJournal();
+            var sizes = JournalFileLengths(fileSystem);
+            Assert.Equal(MiB, sizes.Single(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).Length);
+            Assert.True(sizes.Sum(f => f.Length) <= 3 * MiB, $"journal files: {Describe(sizes)}");
+        }
+
+        var left = JournalFileLengths(fileSystem);
+        Assert.Equal([MiB], left.Select(f => f.Length));
+        Assert.StartsWith("journal-free.", left[0].Name, StringComparison.Ordinal);
+
+        // The next session starts in that spare, and everything is there.
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, 20);
+        Assert.Equal([MiB], JournalFileLengths(fileSystem).Select(f => f.Length));
+    }
+
+    [Fact]
+    public void EachJournalFileIsTwiceTheLastUpToTheConfiguredSize()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem, journalFileSize: 4 * MiB);
+        using var environment = StorageEnvironment.Open(options);
+        for (long number = 1; number <= 3000; number++)
+        {
+            Commit(environment, number);
+            // What the checkpointer thread does after a switch, done at once so that every switch finds its spare.
+            environment.PrepareJournal();
+        }
+
+        // No checkpoint ran (the threshold is infinite), so every file written is still there, in order.
+        var inUse = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
+        Assert.True(inUse.Count >= 5, $"journal files: {Describe(inUse)}");
+        Assert.Equal([MiB, 2 * MiB, 4 * MiB, 4 * MiB], inUse.Take(4).Select(f => f.Length));
+        Assert.All(inUse.Skip(4), f => Assert.Equal(4 * MiB, f.Length));
+        AssertExactly(environment, 3000);
+    }
+
+    [Fact]
+    public void ALargeDurableCommitExtendsItsFileAndSmallCommitsAfterItMoveToAPreallocatedOne()
+    {
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        var environment = StorageEnvironment.Open(options);
+        Commit(environment, 1, 3);
+        environment.PrepareJournal();
+        fileSystem.ResetCounts();
+        PutValue(environment, "big", 3_000_000);
+        Assert.Equal(0, fileSystem.JournalBytesPreallocated);
+        var afterBig = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
+        // The record (3 MB of overflow pages plus a few tree pages and its header) ends the file: nothing was
+        // preallocated past it, and the file is not the 2 MiB the next switch would have preallocated.
+        long bigFile = afterBig[^1].Length;
+        Assert.InRange(bigFile, 3_000_000, 3_000_000 + 64 * 1024);
+        Assert.Equal(0, bigFile % 4096);
+
+        // Small commits cannot go on writing past that end: they move to a preallocated file.
+        for (long i = 0; i < 5; i++) PutValue(environment, "small", 100);
+        var afterSmall = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
+        Assert.Equal(bigFile, afterSmall[^2].Length);
+        Assert.True(afterSmall[^1].Length >= MiB, $"journal files: {Describe(afterSmall)}");
+
+        environment.SimulateCrash();
+        fileSystem.LosePower(new Random(7), reorderWrites: true);
+        using var reopened = StorageEnvironment.Open(options);
+        Assert.Equal(9, reopened.LastCommittedTransactionId);
+        AssertHealthy(reopened);
+    }
+
+    [Theory]
+    [InlineData(FaultKind.Crash)]
+    [InlineData(FaultKind.DiskFull)]
+    [InlineData(FaultKind.ShortWrite)]
+    public void AFaultInALargeJournalWriteLosesNoAcknowledgedCommit(FaultKind kind)
+    {
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: (int)kind);
+        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        var environment = StorageEnvironment.Open(options);
+        Commit(environment, 1, 10);
+        PutValue(environment, "big", 1_500_000);
+        // The next large record is the one that fails, partly written past the end of its file.
+        var operation = kind == FaultKind.ShortWrite ? FileOperation.Write : FileOperation.Growth;
+        fileSystem.Arm(new Fault(operation, 1, kind, Files: Fault.JournalFile));
+        Assert.ThrowsAny<Exception>(() => PutValue(environment, "big", 2_500_000));
+        Assert.True(fileSystem.HasFired);
+        environment.SimulateCrash();
+        fileSystem.Clear();
+        fileSystem.LosePower(new Random((int)kind), reorderWrites: true);
+
+        using var reopened = StorageEnvironment.Open(options);
+        Assert.Equal(11, reopened.LastCommittedTransactionId);
+        AssertHealthy(reopened);
+        using var read = reopened.BeginRead();
+        Assert.True(read.OpenTree("big")!.TryGet(1, out var value));
+        Assert.Equal(1_500_000, value.Length);
+    }
+
+    private static void PutValue(StorageEnvironment environment, string tree, int length)
+    {
+        using var transaction = environment.BeginWrite();
+        var target = transaction.CreateTree(tree, TreeOptions.Int64Keys);
+        target.Put(target.Count + 1, new byte[length]);
+        transaction.Commit();
+    }
+
+    private static List<(string Name, long Length)> JournalFileLengths(IFileSystem fileSystem) =>
+        fileSystem.ListFiles("/db")
+            .Where(name => name.StartsWith("journal", StringComparison.Ordinal))
+            .Order(StringComparer.Ordinal)
+            .Select(name =>
+            {
+                using var file = fileSystem.Open("/db/" + name, StorageFileMode.Buffered);
+                return (name, file.Length);
+            })
+            .ToList();
+
+    private static string Describe(IEnumerable<(string Name, long Length)> files) =>
+        string.Join(", ", files.Select(f => $"{f.Name} {f.Length}"));
+}
