@@ -21,7 +21,11 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public int PageSize { get; set; } = 4096;
 
-    /// <summary>Size of each preallocated journal file. Default 64 MiB.</summary>
+    /// <summary>
+    /// Largest size of a journal file, at least 1 MiB. A session starts with a 1 MiB file and each next file is
+    /// twice the last up to this size, so an environment that commits little keeps a small journal; a clean close
+    /// leaves one 1 MiB file behind. A single commit larger than this gets a file of its own size. Default 64 MiB.
+    /// </summary>
     public long JournalFileSize { get; set; } = 64L << 20;
 
     /// <summary>
