@@ -296,14 +296,16 @@ internal sealed unsafe class JournalWriter : IDisposable
     }
 
     /// <summary>
-    /// Makes sure a preallocated spare file as large as the next switch wants waits for it, so that a commit
-    /// never writes a new file's zeros itself. Called off the commit path (by the checkpointer). A buffered
-    /// journal needs no spare: its files are not preallocated.
+    /// When <see cref="SpareWanted"/>, makes sure a preallocated spare file as large as the next switch wants
+    /// waits for it, so that a commit never writes a new file's zeros itself. Called off the commit path (by the
+    /// checkpointer). A buffered journal needs no spare: its files are not preallocated.
     /// </summary>
     public void EnsureSpareFile()
     {
-        if (!_durable) return;
+        // Not wanted after a large write either: the next large one takes any file, a small one makes its own.
+        if (!_durable || !_spareWanted) return;
         long size = NextGenerationSize;
+        (string Path, long Length) spare;
         lock (_filesLock)
         {
             if (_freeFiles.Exists(f => f.Length >= size))
@@ -311,21 +313,38 @@ internal sealed unsafe class JournalWriter : IDisposable
                 _spareWanted = false;
                 return;
             }
+            // The largest free file grows rather than a new one being written whole: the zeros (or old records) it
+            // holds are already on the disk, so a session's small first files end up its full-size ones.
+            int largest = -1;
+            for (int i = 0; i < _freeFiles.Count; i++)
+            {
+                if (largest < 0 || _freeFiles[i].Length > _freeFiles[largest].Length) largest = i;
+            }
+            if (largest >= 0)
+            {
+                spare = _freeFiles[largest];
+                _freeFiles.RemoveAt(largest);
+            }
+            else
+            {
+                spare = (Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter))), 0);
+            }
         }
-        string path = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
         try
         {
             // Written unbuffered, as the journal will write it: zeros left in the page cache would make each of its
             // direct writes evict them first.
-            using var file = _fileSystem.Open(path, StorageFileMode.UnbufferedWriteThrough);
+            using var file = _fileSystem.Open(spare.Path, StorageFileMode.UnbufferedWriteThrough);
             file.Preallocate(size);
         }
         catch
         {
-            // A full disk makes every retry fail: leave no half-preallocated file behind each time.
+            // A full disk makes every retry fail: leave no half-preallocated new file behind each time. A file
+            // that was free before stays free, as long as it was.
             try
             {
-                _fileSystem.Delete(path);
+                if (spare.Length == 0) _fileSystem.Delete(spare.Path);
+                else lock (_filesLock) _freeFiles.Add(spare);
             }
             catch (IOException)
             {
@@ -336,7 +355,7 @@ internal sealed unsafe class JournalWriter : IDisposable
 
         lock (_filesLock)
         {
-            _freeFiles.Add((path, size));
+            _freeFiles.Add((spare.Path, size));
             // A switch since the size was read may want a larger one already.
             _spareWanted = NextGenerationSize > size;
         }
@@ -395,8 +414,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     }
 
     /// <summary>
-    /// Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, unless it is smaller
-    /// than the files now written (a session's first, small ones), else deletes it. Under the files lock.
+    /// Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, else deletes it. A
+    /// small one is kept too: <see cref="EnsureSpareFile"/> grows it when larger files are wanted. Under the files lock.
     /// </summary>
     private void RecycleOrDelete(string name, long number, int keep)
     {
@@ -406,7 +425,7 @@ internal sealed unsafe class JournalWriter : IDisposable
             using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
             length = file.Length;
         }
-        if (_freeFiles.Count < keep && (length >= _generationSize || keep == 1))
+        if (_freeFiles.Count < keep)
         {
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
