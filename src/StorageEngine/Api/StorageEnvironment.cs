@@ -464,7 +464,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
-            _journal!.RetireAllOnClose();
+            _journal!.RetireAllOnClose(Volatile.Read(ref _current).State.PageCount * PageSize);
         }
         catch (IOException e)
         {

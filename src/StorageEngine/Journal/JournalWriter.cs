@@ -16,9 +16,10 @@ namespace StorageEngine.Journal;
 /// configured size: an environment that commits little keeps a journal of a megabyte or two, one that commits much
 /// reaches full-size files after a few switches. A durable file is preallocated with zeros (written, so that
 /// later write-through writes change no metadata), by the checkpointer thread ahead of the switch that needs it.
-/// Two kinds of write do without: a buffered (Lazy) journal's, which never wait for the device, and a durable
-/// write of at least <see cref="LargeWrite"/>, for which the file system's metadata update on extending the file
-/// costs little beside the write itself; writing zeros first would double what such commits write.
+/// A durable write of at least <see cref="LargeWrite"/> does without: the file system's metadata update on
+/// extending the file costs little beside the write itself, and writing zeros first would double what such
+/// commits write. A buffered (Lazy) journal, whose writes never wait for the device, has full-size sparse files
+/// from the start: set to their length without writing anything, so that appends do not move the file's end.
 /// </remarks>
 internal sealed unsafe class JournalWriter : IDisposable
 {
@@ -48,6 +49,9 @@ internal sealed unsafe class JournalWriter : IDisposable
     // Lengths of the files this writer appended to, by number, for the retirement's choice to keep or delete.
     private readonly Dictionary<long, long> _fileLengths = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
+    // Buffered (Lazy) files switched away from, synced by the next SyncBuffered rather than by the commit that
+    // switched: a Lazy commit never waits for the device. Under _syncLock.
+    private readonly List<IStorageFile> _unsyncedFiles = new();
     private readonly List<NativeBuffer> _headers = new();
     private IStorageFile? _file;
     // The current file's capacity, fixed when it is opened: asking the file each time costs a system call.
@@ -76,7 +80,8 @@ internal sealed unsafe class JournalWriter : IDisposable
         _environmentId = environmentId;
         _pageSize = pageSize;
         _maxFileSize = JournalRecordHeader.AlignUp(fileSize);
-        _generationSize = Math.Min(_maxFileSize, InitialFileSize);
+        // A buffered journal's files are sparse (nothing written but records), so they need not start small.
+        _generationSize = durable ? Math.Min(_maxFileSize, InitialFileSize) : _maxFileSize;
         _durable = durable;
         _logger = logger;
         foreach (var name in fileSystem.ListFiles(directory))
@@ -96,6 +101,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     {
         if (_file is not null) return;
         (_file, _fileLength, _writtenLength) = OpenFile(CurrentFileNumber, _generationSize, _generationSize, preallocate: _durable);
+        // A larger file left by the last session (see RetireAllOnClose) sets the size to go on from.
+        _generationSize = Math.Max(_generationSize, Math.Min(_maxFileSize, _fileLength));
         _spareWanted = _durable;
     }
 
@@ -234,8 +241,8 @@ internal sealed unsafe class JournalWriter : IDisposable
             _writtenLength = written;
             _offset = 0;
             CurrentFileNumber++;
-            if (!_durable) old.Flush();
-            old.Dispose();
+            if (_durable) old.Dispose();
+            else _unsyncedFiles.Add(old);
         }
         // A spare's zeros would be wasted on large writes, which take any file.
         _spareWanted = _durable && !large;
@@ -249,7 +256,16 @@ internal sealed unsafe class JournalWriter : IDisposable
     public void SyncBuffered()
     {
         if (_durable) return;
-        lock (_syncLock) _file?.Flush();
+        lock (_syncLock)
+        {
+            while (_unsyncedFiles.Count > 0)
+            {
+                _unsyncedFiles[0].Flush();
+                _unsyncedFiles[0].Dispose();
+                _unsyncedFiles.RemoveAt(0);
+            }
+            _file?.Flush();
+        }
     }
 
     /// <summary>
@@ -275,7 +291,13 @@ internal sealed unsafe class JournalWriter : IDisposable
         var file = _fileSystem.Open(path, _durable ? StorageFileMode.UnbufferedWriteThrough : StorageFileMode.Buffered);
         try
         {
-            if (!preallocate) return (file, Math.Max(wanted, file.Length), file.Length);
+            if (!preallocate)
+            {
+                // A buffered file is made its full length at once, without writing anything (a sparse file): appends
+                // that moved its end would each update the inode, and wait behind the file system's own journal.
+                if (!_durable && file.Length < wanted) file.SetLength(wanted);
+                return (file, Math.Max(wanted, file.Length), file.Length);
+            }
             if (file.Length < needed)
             {
                 file.Preallocate(needed);
@@ -379,17 +401,22 @@ internal sealed unsafe class JournalWriter : IDisposable
 
     /// <summary>
     /// On a clean close, once the header points past every journal file: closes the current file and keeps a
-    /// single file, cut to <see cref="InitialFileSize"/>, for the next session to start with (it would otherwise
-    /// preallocate one), deleting the others, so that a closed environment takes one megabyte more than its
-    /// data file.
+    /// single file for the next session to start with (it would otherwise preallocate one), deleting the others.
+    /// The kept file is cut to a thirty-second of <paramref name="dataFileBytes"/> (a power of two from
+    /// <see cref="InitialFileSize"/> to the configured size), so that a closed environment takes about 3% more
+    /// disk than its data file, yet a large one does not start again from 1 MiB files.
     /// </summary>
-    public void RetireAllOnClose()
+    public void RetireAllOnClose(long dataFileBytes)
     {
         lock (_syncLock)
         {
             _file?.Dispose();
             _file = null;
+            foreach (var file in _unsyncedFiles) file.Dispose();
+            _unsyncedFiles.Clear();
         }
+        long keep = InitialFileSize;
+        while (keep * 2 <= Math.Min(_maxFileSize, dataFileBytes / 32)) keep *= 2;
         lock (_filesLock)
         {
             foreach (var name in _fileSystem.ListFiles(_directory))
@@ -401,14 +428,14 @@ internal sealed unsafe class JournalWriter : IDisposable
                 _fileSystem.Delete(_freeFiles[^1].Path);
                 _freeFiles.RemoveAt(_freeFiles.Count - 1);
             }
-            if (_freeFiles.Count == 1 && _freeFiles[0].Length > InitialFileSize)
+            if (_freeFiles.Count == 1 && _freeFiles[0].Length > keep)
             {
                 using (var file = _fileSystem.Open(_freeFiles[0].Path, StorageFileMode.Buffered))
                 {
-                    file.SetLength(InitialFileSize);
+                    file.SetLength(keep);
                     file.Flush();
                 }
-                _freeFiles[0] = (_freeFiles[0].Path, InitialFileSize);
+                _freeFiles[0] = (_freeFiles[0].Path, keep);
             }
         }
     }
@@ -440,6 +467,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     public void Dispose()
     {
         _file?.Dispose();
+        foreach (var file in _unsyncedFiles) file.Dispose();
+        _unsyncedFiles.Clear();
         foreach (var header in _headers) header.Free();
         _headers.Clear();
     }

@@ -14,7 +14,7 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     internal const int DirectAlignment = 4096;
 
     /// <summary>Size of the zero chunks written by <see cref="Preallocate"/>: large enough to be cheap, small enough to allocate.</summary>
-    private const int ZeroChunkSize = 1 << 20;
+    private const int ZeroChunkSize = 1 << 17;
 
     /// <summary>Windows FILE_FLAG_NO_BUFFERING, which FileOptions does not name.</summary>
     private const FileOptions WindowsNoBuffering = (FileOptions)0x20000000;
