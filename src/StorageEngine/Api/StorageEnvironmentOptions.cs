@@ -22,9 +22,10 @@ public sealed class StorageEnvironmentOptions
     public int PageSize { get; set; } = 4096;
 
     /// <summary>
-    /// Largest size of a journal file, at least 1 MiB. A session starts with a 1 MiB file and each next file is
-    /// twice the last up to this size, so an environment that commits little keeps a small journal; a clean close
-    /// leaves one 1 MiB file behind. A single commit larger than this gets a file of its own size. Default 64 MiB.
+    /// Largest size of a journal file, at least 1 MiB. A Safe session starts with a 1 MiB file and each next file
+    /// is twice the last up to this size, so an environment that commits little keeps a small journal (Lazy files
+    /// are this size but sparse); a clean close leaves one file of a thirty-second of the data file, 1 MiB at
+    /// least. A single commit larger than this gets a file of its own size. Default 64 MiB.
     /// </summary>
     public long JournalFileSize { get; set; } = 64L << 20;
 

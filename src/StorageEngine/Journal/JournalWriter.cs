@@ -12,8 +12,8 @@ namespace StorageEngine.Journal;
 /// checkpointer and reused, so the journal does not grow without bound.
 /// </summary>
 /// <remarks>
-/// A session's first file is small (<see cref="InitialFileSize"/>) and each next one twice the last, up to the
-/// configured size: an environment that commits little keeps a journal of a megabyte or two, one that commits much
+/// A durable session's first file is small (<see cref="InitialFileSize"/>, or the spare the last session left)
+/// and each next one twice the last, up to the configured size: an environment that commits little keeps a journal of a megabyte or two, one that commits much
 /// reaches full-size files after a few switches. A durable file is preallocated with zeros (written, so that
 /// later write-through writes change no metadata), by the checkpointer thread ahead of the switch that needs it.
 /// A durable write of at least <see cref="LargeWrite"/> does without: the file system's metadata update on
@@ -26,7 +26,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// <summary>Free files kept for reuse beyond which retired files are deleted.</summary>
     private const int MaxFreeFiles = 4;
 
-    /// <summary>Size of a session's first journal file, and of the one spare a clean close leaves behind.</summary>
+    /// <summary>Size of a durable session's first journal file, and the least a clean close leaves behind.</summary>
     public const long InitialFileSize = 1L << 20;
 
     /// <summary>Size from which a durable write may extend a file rather than need preallocated space.</summary>

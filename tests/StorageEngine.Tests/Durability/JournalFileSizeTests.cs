@@ -39,6 +39,28 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
+    public void ALargeEnvironmentKeepsASpareOfAThirtySecondOfItsDataFileAndStartsTheNextSessionFromIt()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem, journalFileSize: 8 * MiB);
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            // 80 values of 1 MB: a data file of about 80 MB, whose thirty-second is between 2 and 4 MiB.
+            for (int i = 0; i < 80; i++) PutValue(environment, "big", 1_000_000);
+        }
+
+        var left = JournalFileLengths(fileSystem);
+        Assert.Equal([2 * MiB], left.Select(f => f.Length));
+
+        using var reopened = StorageEnvironment.Open(options);
+        for (long i = 0; i < 600; i++) PutValue(reopened, "small", 100); // 600 records of 4 KiB: past 2 MiB
+        reopened.PrepareJournal();
+        var inUse = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
+        // The session began in the 2 MiB spare and went on with twice that, not with 1 MiB files.
+        Assert.Equal([2 * MiB, 4 * MiB], inUse.Select(f => f.Length));
+    }
+
+    [Fact]
     public void EachJournalFileIsTwiceTheLastUpToTheConfiguredSize()
     {
         var fileSystem = new MemoryFileSystem();
