@@ -392,7 +392,7 @@ internal sealed unsafe class JournalWriter : IDisposable
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (!JournalFileNames.TryParse(name, out long number) || number >= fileNumber || number >= CurrentFileNumber) continue;
-                RecycleOrDelete(name, number, MaxFreeFiles);
+                RecycleOrDelete(name, number);
                 retired++;
             }
         }
@@ -419,40 +419,55 @@ internal sealed unsafe class JournalWriter : IDisposable
         while (keep * 2 <= Math.Min(_maxFileSize, dataFileBytes / 32)) keep *= 2;
         lock (_filesLock)
         {
+            // Every file is free now; the largest is kept (its bytes are on the disk already), the others deleted.
+            var candidates = new List<(string Path, long Length)>(_freeFiles);
+            _freeFiles.Clear();
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
-                if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber) RecycleOrDelete(name, number, 1);
+                if (!JournalFileNames.TryParse(name, out long number) || number > CurrentFileNumber) continue;
+                string path = Path.Combine(_directory, name);
+                candidates.Add((path, _fileLengths.Remove(number, out long length) ? length : LengthOf(path)));
             }
-            while (_freeFiles.Count > 1)
+            if (candidates.Count == 0) return;
+            var kept = candidates.MaxBy(c => c.Length);
+            foreach (var candidate in candidates)
             {
-                _fileSystem.Delete(_freeFiles[^1].Path);
-                _freeFiles.RemoveAt(_freeFiles.Count - 1);
+                if (candidate.Path != kept.Path) _fileSystem.Delete(candidate.Path);
             }
-            if (_freeFiles.Count == 1 && _freeFiles[0].Length > keep)
+            if (!JournalFileNames.IsFree(Path.GetFileName(kept.Path)))
             {
-                using (var file = _fileSystem.Open(_freeFiles[0].Path, StorageFileMode.Buffered))
+                string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
+                _fileSystem.Rename(kept.Path, free);
+                kept = (free, kept.Length);
+            }
+            if (kept.Length > keep)
+            {
+                using (var file = _fileSystem.Open(kept.Path, StorageFileMode.Buffered))
                 {
                     file.SetLength(keep);
                     file.Flush();
                 }
-                _freeFiles[0] = (_freeFiles[0].Path, keep);
+                kept = (kept.Path, keep);
             }
+            _freeFiles.Add(kept);
         }
     }
 
+    private long LengthOf(string path)
+    {
+        using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
+        return file.Length;
+    }
+
     /// <summary>
-    /// Renames a retired file to a free one while fewer than <paramref name="keep"/> wait, else deletes it. A
+    /// Renames a retired file to a free one while fewer than <see cref="MaxFreeFiles"/> wait, else deletes it. A
     /// small one is kept too: <see cref="EnsureSpareFile"/> grows it when larger files are wanted. Under the files lock.
     /// </summary>
-    private void RecycleOrDelete(string name, long number, int keep)
+    private void RecycleOrDelete(string name, long number)
     {
         string path = Path.Combine(_directory, name);
-        if (!_fileLengths.Remove(number, out long length))
-        {
-            using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
-            length = file.Length;
-        }
-        if (_freeFiles.Count < keep)
+        if (!_fileLengths.Remove(number, out long length)) length = LengthOf(path);
+        if (_freeFiles.Count < MaxFreeFiles)
         {
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
