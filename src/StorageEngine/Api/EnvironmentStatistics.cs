@@ -18,7 +18,10 @@ public sealed record EnvironmentStatistics
     /// <summary>Journal files in use or kept for reuse.</summary>
     public required int JournalFiles { get; init; }
 
-    /// <summary>Total size of those journal files in bytes.</summary>
+    /// <summary>
+    /// Total length of those journal files in bytes. A Lazy journal's files are sparse: they take on the disk only
+    /// what was written into them.
+    /// </summary>
     public required long JournalBytes { get; init; }
 
     /// <summary>Id of the last committed transaction.</summary>
