@@ -404,7 +404,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// single file for the next session to start with (it would otherwise preallocate one), deleting the others.
     /// The kept file is cut to a thirty-second of <paramref name="dataFileBytes"/> (a power of two from
     /// <see cref="InitialFileSize"/> to the configured size), so that a closed environment takes about 3% more
-    /// disk than its data file, yet a large one does not start again from 1 MiB files.
+    /// disk than its data file, yet a large one does not start again from 1 MiB files. A Lazy journal keeps none.
     /// </summary>
     public void RetireAllOnClose(long dataFileBytes)
     {
@@ -429,6 +429,13 @@ internal sealed unsafe class JournalWriter : IDisposable
                 candidates.Add((path, _fileLengths.Remove(number, out long length) ? length : LengthOf(path)));
             }
             if (candidates.Count == 0) return;
+            // A Lazy journal keeps none: its files cost nothing to make (they are sparse), and a sparse file would
+            // make a later Safe session's first writes allocate blocks.
+            if (!_durable)
+            {
+                foreach (var candidate in candidates) _fileSystem.Delete(candidate.Path);
+                return;
+            }
             var kept = candidates.MaxBy(c => c.Length);
             foreach (var candidate in candidates)
             {

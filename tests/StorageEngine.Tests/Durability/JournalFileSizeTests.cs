@@ -61,6 +61,26 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
+    public void ALazyJournalIsFullSizeWithoutPreallocatingAndLeavesNothingAfterACleanClose()
+    {
+        var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        var options = Options(fileSystem, DurabilityMode.Lazy, journalFileSize: 4 * MiB);
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            Commit(environment, 1, 1500); // more than 4 MiB of records: two files at least
+            var inUse = JournalFileLengths(fileSystem);
+            Assert.True(inUse.Count >= 2, $"journal files: {Describe(inUse)}");
+            Assert.All(inUse, f => Assert.Equal(4 * MiB, f.Length));
+            Assert.DoesNotContain(inUse, f => f.Name.StartsWith("journal-free.", StringComparison.Ordinal));
+            Assert.Equal(0, fileSystem.JournalBytesPreallocated);
+        }
+
+        Assert.Empty(JournalFileLengths(fileSystem));
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, 1500);
+    }
+
+    [Fact]
     public void EachJournalFileIsTwiceTheLastUpToTheConfiguredSize()
     {
         var fileSystem = new MemoryFileSystem();
