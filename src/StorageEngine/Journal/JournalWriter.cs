@@ -43,11 +43,9 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly object _filesLock = new();
     // Taken by SyncBuffered and by the file switch, so that a sync never meets a file being closed.
     private readonly object _syncLock = new();
-    // Oldest first; each with its length, so that a switch takes one big enough and a retired file too small for
-    // the sizes now wanted is deleted rather than kept.
+    // Oldest first; each with its length, so that a switch takes one big enough and the checkpointer grows the
+    // largest when none is.
     private readonly List<(string Path, long Length)> _freeFiles = new();
-    // Lengths of the files this writer appended to, by number, for the retirement's choice to keep or delete.
-    private readonly Dictionary<long, long> _fileLengths = new();
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     // Buffered (Lazy) files switched away from, synced by the next SyncBuffered rather than by the commit that
     // switched: a Lazy commit never waits for the device. Under _syncLock.
@@ -227,12 +225,12 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// </summary>
     private void SwitchFile(long length, bool large)
     {
-        lock (_filesLock) _fileLengths[CurrentFileNumber] = _writtenLength;
         _generationSize = NextGenerationSize;
         long needed = JournalRecordHeader.AlignUp(length);
+        long wanted = Math.Max(_generationSize, needed);
         var (next, capacity, written) = large
-            ? OpenFile(CurrentFileNumber + 1, Math.Max(_generationSize, needed), needed, preallocate: false)
-            : OpenFile(CurrentFileNumber + 1, Math.Max(_generationSize, needed), Math.Max(needed, InitialFileSize), preallocate: true);
+            ? OpenFile(CurrentFileNumber + 1, wanted, needed, preallocate: false)
+            : OpenFile(CurrentFileNumber + 1, wanted, Math.Max(needed, InitialFileSize), preallocate: true);
         lock (_syncLock)
         {
             var old = _file!;
@@ -392,7 +390,7 @@ internal sealed unsafe class JournalWriter : IDisposable
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (!JournalFileNames.TryParse(name, out long number) || number >= fileNumber || number >= CurrentFileNumber) continue;
-                RecycleOrDelete(name, number);
+                RecycleOrDelete(name);
                 retired++;
             }
         }
@@ -424,9 +422,11 @@ internal sealed unsafe class JournalWriter : IDisposable
             _freeFiles.Clear();
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
-                if (!JournalFileNames.TryParse(name, out long number) || number > CurrentFileNumber) continue;
-                string path = Path.Combine(_directory, name);
-                candidates.Add((path, _fileLengths.Remove(number, out long length) ? length : LengthOf(path)));
+                if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber)
+                {
+                    string path = Path.Combine(_directory, name);
+                    candidates.Add((path, LengthOf(path)));
+                }
             }
             if (candidates.Count == 0) return;
             // A Lazy journal keeps none: its files cost nothing to make (they are sparse), and a sparse file would
@@ -470,12 +470,12 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// Renames a retired file to a free one while fewer than <see cref="MaxFreeFiles"/> wait, else deletes it. A
     /// small one is kept too: <see cref="EnsureSpareFile"/> grows it when larger files are wanted. Under the files lock.
     /// </summary>
-    private void RecycleOrDelete(string name, long number)
+    private void RecycleOrDelete(string name)
     {
         string path = Path.Combine(_directory, name);
-        if (!_fileLengths.Remove(number, out long length)) length = LengthOf(path);
         if (_freeFiles.Count < MaxFreeFiles)
         {
+            long length = LengthOf(path);
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
             _freeFiles.Add((free, length));

@@ -13,7 +13,11 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     /// <summary>Alignment for unbuffered I/O: a multiple of every logical sector size in use (512 and 4096).</summary>
     internal const int DirectAlignment = 4096;
 
-    /// <summary>Size of the zero chunks written by <see cref="Preallocate"/>: large enough to be cheap, small enough to allocate.</summary>
+    /// <summary>
+    /// Size of the zero chunks written by <see cref="Preallocate"/>. Small, because a journal spare is written
+    /// through (each chunk synced) beside durable commits, which wait behind whatever chunk the disk is on: with
+    /// 1 MiB chunks fresh environments' 1-put commits had a p99 of 752-1,047 µs, with 128 KiB 442-490 µs.
+    /// </summary>
     private const int ZeroChunkSize = 1 << 17;
 
     /// <summary>Windows FILE_FLAG_NO_BUFFERING, which FileOptions does not name.</summary>
