@@ -8,6 +8,12 @@ internal unsafe interface IPageSource
     /// <summary>A tree page of the snapshot, checksum-verified on first use. Throws <see cref="CorruptionException"/>.</summary>
     byte* GetPage(long pageNumber);
 
+    /// <summary>
+    /// Starts bringing a tree page into the CPU cache, for a cursor that will soon read it. Only a hint: it
+    /// neither verifies the page nor throws, and does nothing for a page number outside the snapshot.
+    /// </summary>
+    void Prefetch(long pageNumber);
+
     /// <summary>The first byte of an overflow run holding a value of <paramref name="length"/> bytes, verified against <paramref name="checksum"/>.</summary>
     byte* GetOverflow(long firstPage, long length, uint checksum);
 

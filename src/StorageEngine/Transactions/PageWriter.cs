@@ -72,6 +72,13 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         return run.Buffer.Pointer;
     }
 
+    public void Prefetch(long pageNumber)
+    {
+        if (_dirty.TryGetValue(pageNumber, out var run)) CachePrefetch.Range(run.Buffer.Pointer, PageSize);
+        else if (_pending is not null && _pending.TryGet(pageNumber, out var pending)) CachePrefetch.Range(pending.Buffer.Pointer, PageSize);
+        else _base.Prefetch(pageNumber);
+    }
+
     public byte* GetOverflow(long firstPage, long length, uint checksum)
     {
         CommittedRun found;

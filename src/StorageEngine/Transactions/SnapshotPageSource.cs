@@ -1,4 +1,5 @@
 using StorageEngine.BTrees;
+using StorageEngine.Common;
 using StorageEngine.Paging;
 
 namespace StorageEngine.Transactions;
@@ -48,6 +49,15 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
             _verified.Add(pageNumber);
         }
         return page;
+    }
+
+    public void Prefetch(long pageNumber)
+    {
+        if ((ulong)pageNumber >= (ulong)_pageCount) return;
+        byte* page = _unwritten is { IsEmpty: false } unwritten && unwritten.TryGet(pageNumber, out var run)
+            ? run.Buffer.Pointer
+            : _base + pageNumber * PageSize;
+        CachePrefetch.Range(page, PageSize);
     }
 
     public byte* GetOverflow(long firstPage, long length, uint checksum)
