@@ -111,13 +111,15 @@ internal sealed class JournalReader
             using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
             long length = file.Length;
             var chunk = new byte[ScanChunkSize];
-            // Read in large chunks and look closer only where a block starts with the record magic.
+            // Read in large chunks and look closer only where a block starts with the record magic (only an
+            // unbuffered journal is scanned, and its records start on 4 KB boundaries).
             for (long start = f == fileIndex ? offset + JournalRecordHeader.BlockSize : 0; start < length; start += ScanChunkSize)
             {
                 int read = file.Read(start, chunk);
                 for (int i = 0; i + JournalRecordHeader.BlockSize <= read; i += JournalRecordHeader.BlockSize)
                 {
-                    if (MemoryMarshal.Read<ulong>(chunk.AsSpan(i)) != JournalRecordHeader.MagicValue) continue;
+                    ulong magic = MemoryMarshal.Read<ulong>(chunk.AsSpan(i));
+                    if (magic != JournalRecordHeader.MagicValue && magic != JournalRecordHeader.FormatTwoMagic) continue;
                     // A reused file is full of older records, some of them megabytes long: only one that claims to
                     // be this session's, at or past the damaged transaction, or another environment's, is worth
                     // reading and checksumming whole (a damaged header fails that checksum anyway).

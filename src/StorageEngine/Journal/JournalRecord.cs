@@ -59,22 +59,25 @@ internal sealed class JournalRecord
     /// <exception cref="StorageException">A record of this session in journal format 1, which this version does not replay.</exception>
     public static JournalRecord? TryRead(IStorageFile file, long fileNumber, long offset, int pageSize, long environmentId, long sessionId)
     {
-        if (offset + JournalRecordHeader.BlockSize > file.Length) return null;
-        var block = new byte[JournalRecordHeader.BlockSize];
-        if (file.Read(offset, block) != block.Length) return null;
-        var header = MemoryMarshal.Read<JournalRecordHeader>(block);
+        if (offset + JournalRecordHeader.Size > file.Length) return null;
+        Span<byte> head = stackalloc byte[JournalRecordHeader.Size];
+        if (file.Read(offset, head) != head.Length) return null;
+        var header = MemoryMarshal.Read<JournalRecordHeader>(head);
         if (header.Magic == JournalRecordHeader.FormatOneMagic && header.EnvironmentId == environmentId && header.SessionId == sessionId)
             throw new StorageException($"'{file.Path}' holds journal records of format 1, written by an older version of StorageEngine and not yet checkpointed. Open the environment once with that version and close it cleanly, then open it with this one.");
-        if (header.Magic != JournalRecordHeader.MagicValue) return null;
+        if (header.Magic != JournalRecordHeader.MagicValue && header.Magic != JournalRecordHeader.FormatTwoMagic) return null;
+        int alignment = header.RecordAlignment;
+        if (alignment == 0 || offset % alignment != 0) return null;
         if (header.PageSize != pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
             || header.HeaderLength < JournalRecordHeader.HeaderLengthFor(header.RunCount)
-            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength) || header.TotalLength % JournalRecordHeader.BlockSize != 0
+            || header.TotalLength < JournalRecordHeader.AlignUp(header.HeaderLength, alignment) || header.TotalLength % alignment != 0
             || header.TotalLength > file.Length - offset || header.TotalLength > int.MaxValue)
             return null;
 
         var bytes = new byte[header.TotalLength];
         if (file.Read(offset, bytes) != bytes.Length) return null;
-        var runs = ReadRuns(bytes, header, pageSize);
+        long images = JournalRecordHeader.AlignUp(header.HeaderLength, alignment);
+        var runs = ReadRuns(bytes, header, pageSize, images);
         if (runs is null) return null;
 
         // The checksum covers the header, table and diffs (checksum field as zero) and the full images, not the padding.
@@ -82,7 +85,7 @@ internal sealed class JournalRecord
         uint stored = header.Checksum;
         MemoryMarshal.Write(check[44..], 0u);
         uint crc = Crc32C.Append(Crc32C.Start, check[..header.HeaderLength]);
-        crc = Crc32C.Finish(Crc32C.Append(crc, check[(int)JournalRecordHeader.AlignUp(header.HeaderLength)..]));
+        crc = Crc32C.Finish(Crc32C.Append(crc, check[(int)images..]));
         MemoryMarshal.Write(check[44..], stored);
         if (crc != stored) return null;
         if (header.EnvironmentId != environmentId)
@@ -94,9 +97,8 @@ internal sealed class JournalRecord
     }
 
     /// <summary>The run table, checked against the layout: diffs after the table, full images after the padding.</summary>
-    private static List<JournalRecordRun>? ReadRuns(byte[] bytes, in JournalRecordHeader header, int pageSize)
+    private static List<JournalRecordRun>? ReadRuns(byte[] bytes, in JournalRecordHeader header, int pageSize, long images)
     {
-        long images = JournalRecordHeader.AlignUp(header.HeaderLength);
         long diffs = JournalRecordHeader.HeaderLengthFor(header.RunCount);
         var runs = new List<JournalRecordRun>(header.RunCount);
         for (int i = 0; i < header.RunCount; i++)

@@ -3,13 +3,15 @@ using System.Runtime.InteropServices;
 namespace StorageEngine.Journal;
 
 /// <summary>
-/// The start of every journal record, format version 2. A record is a header, a table of page runs, the diffs
-/// of the runs stored as diffs, zero padding to the next 4 KB boundary, then the full images of the other
-/// runs back to back; its total length is a multiple of 4 KB and it starts on a 4 KB boundary of its journal
-/// file. A small commit therefore fits in one 4 KB block.
+/// The start of every journal record, format version 3. A record is a header, a table of page runs, the diffs
+/// of the runs stored as diffs, zero padding to the next multiple of the record's alignment, then the full
+/// images of the other runs back to back; its total length is a multiple of its alignment and it starts at
+/// such a multiple of its journal file. The alignment is 4 KB in a journal written unbuffered (Safe mode: the
+/// device needs whole blocks, and a small commit takes one) and 64 bytes in a buffered one (Lazy mode: a
+/// small commit takes a few hundred bytes of the page cache instead of a whole page).
 /// <code>
 /// offset size field
-///      0    8 Magic          "SEJRNL02"
+///      0    8 Magic          "SEJRNL03" ("SEJRNL02": format 2, the same layout always aligned to 4 KB)
 ///      8    8 EnvironmentId  must equal the data file header's
 ///     16    8 TransactionId  one more than the previous record's
 ///     24    4 RunCount       entries in the run table
@@ -18,7 +20,8 @@ namespace StorageEngine.Journal;
 ///     40    4 HeaderLength   bytes of header, run table and diffs, before padding
 ///     44    4 Checksum       CRC-32C of the header (this field as zero), table, diffs and every full image
 ///     48    8 SessionId      the session (open) that wrote it; records of earlier sessions are never replayed
-///     56    8 Reserved
+///     56    4 Alignment      4096 or 64 (format 2: zero, meaning 4096)
+///     60    4 Reserved       zero
 ///     64  128 State          the environment state after this transaction (opaque to the journal)
 ///    192   24 per run:       u64 first page, u32 page count, u32 diff length,
 ///                            i64 base page (long.MinValue: full image; -1: diff against zeros; else the
@@ -33,8 +36,16 @@ internal unsafe struct JournalRecordHeader
     public const int Size = 192;
     public const int StateSize = 128;
     public const int RunEntrySize = 24;
+    /// <summary>Alignment of records written unbuffered, and the granularity of journal file sizes.</summary>
     public const int BlockSize = 4096;
-    public const ulong MagicValue = 0x32304C4E524A4553UL; // "SEJRNL02"
+
+    /// <summary>Alignment of records in a buffered (Lazy) journal: a cache line.</summary>
+    public const int PackedAlignment = 64;
+
+    public const ulong MagicValue = 0x33304C4E524A4553UL; // "SEJRNL03"
+
+    /// <summary>Magic of format 2: this layout with every record aligned to <see cref="BlockSize"/>; still replayed.</summary>
+    public const ulong FormatTwoMagic = 0x32304C4E524A4553UL; // "SEJRNL02"
 
     /// <summary>Magic of format 1 (full page images, 12-byte run entries), which this version does not replay.</summary>
     public const ulong FormatOneMagic = 0x31304C4E524A4553UL; // "SEJRNL01"
@@ -48,11 +59,23 @@ internal unsafe struct JournalRecordHeader
     [FieldOffset(40)] public int HeaderLength;
     [FieldOffset(44)] public uint Checksum;
     [FieldOffset(48)] public long SessionId;
-    [FieldOffset(56)] public long Reserved;
+    [FieldOffset(56)] public int Alignment;
+    [FieldOffset(60)] public int Reserved;
     [FieldOffset(64)] public fixed byte State[StateSize];
 
     /// <summary>Bytes of header and run table, before the diffs.</summary>
     public static int HeaderLengthFor(int runCount) => Size + runCount * RunEntrySize;
 
-    public static long AlignUp(long length) => (length + BlockSize - 1) & ~(long)(BlockSize - 1);
+    public static long AlignUp(long length) => AlignUp(length, BlockSize);
+
+    /// <summary>Rounds up to a multiple of <paramref name="alignment"/>, a power of two.</summary>
+    public static long AlignUp(long length, int alignment) => (length + alignment - 1) & ~(long)(alignment - 1);
+
+    /// <summary>
+    /// The record's alignment as its header gives it: 4 KB for format 2; for format 3 the field, which must be
+    /// one of the two a writer uses (else 0: not a record this version can read).
+    /// </summary>
+    public readonly int RecordAlignment => Magic == FormatTwoMagic
+        ? BlockSize
+        : Alignment is BlockSize or PackedAlignment ? Alignment : 0;
 }

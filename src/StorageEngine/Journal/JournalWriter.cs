@@ -39,6 +39,8 @@ internal sealed unsafe class JournalWriter : IDisposable
     private readonly int _pageSize;
     private readonly long _maxFileSize;
     private readonly bool _durable;
+    // Records of an unbuffered journal fill whole blocks; a buffered one packs them (see JournalRecordHeader).
+    private readonly int _alignment;
     private readonly ILogger _logger;
     private readonly object _filesLock = new();
     // Taken by SyncBuffered and by the file switch, so that a sync never meets a file being closed.
@@ -81,6 +83,7 @@ internal sealed unsafe class JournalWriter : IDisposable
         // A buffered journal's files are sparse (nothing written but records), so they need not start small.
         _generationSize = durable ? Math.Min(_maxFileSize, InitialFileSize) : _maxFileSize;
         _durable = durable;
+        _alignment = durable ? JournalRecordHeader.BlockSize : JournalRecordHeader.PackedAlignment;
         _logger = logger;
         foreach (var name in fileSystem.ListFiles(directory))
         {
@@ -160,7 +163,7 @@ internal sealed unsafe class JournalWriter : IDisposable
 
     private long RecordLength(in JournalEntry entry)
     {
-        long total = JournalRecordHeader.AlignUp(HeaderLength(entry));
+        long total = JournalRecordHeader.AlignUp(HeaderLength(entry), _alignment);
         foreach (var run in entry.Runs) total += run.IsDiff ? 0 : (long)run.PageCount * _pageSize;
         return total;
     }
@@ -173,7 +176,7 @@ internal sealed unsafe class JournalWriter : IDisposable
     {
         var runs = entry.Runs;
         int headerLength = HeaderLength(entry);
-        int headerBlocks = (int)JournalRecordHeader.AlignUp(headerLength);
+        int headerBlocks = (int)JournalRecordHeader.AlignUp(headerLength, _alignment);
         while (_headers.Count <= index) _headers.Add(new NativeBuffer(JournalRecordHeader.BlockSize));
         if (_headers[index].Length < headerBlocks)
         {
@@ -193,6 +196,7 @@ internal sealed unsafe class JournalWriter : IDisposable
         header->PageSize = _pageSize;
         header->TotalLength = RecordLength(entry);
         header->HeaderLength = headerLength;
+        header->Alignment = _alignment;
         entry.State.Span.CopyTo(new Span<byte>(header->State, JournalRecordHeader.StateSize));
         int diffAt = JournalRecordHeader.HeaderLengthFor(runs.Count);
         for (int i = 0; i < runs.Count; i++)

@@ -42,19 +42,19 @@ internal static class JournalFiles
     }
 
     /// <summary>
-    /// The records of a journal file that was written from its start by one environment: each begins on a
-    /// block boundary with the journal magic and carries the next transaction id.
+    /// The records of a journal file that was written from its start by one environment: each begins where the
+    /// last ended with the journal magic and carries the next transaction id.
     /// </summary>
-    public static List<(long Offset, long TransactionId, long TotalLength, int HeaderLength)> Records(byte[] file)
+    public static List<(long Offset, long TransactionId, long TotalLength, int HeaderLength, int Alignment)> Records(byte[] file)
     {
-        var records = new List<(long Offset, long TransactionId, long TotalLength, int HeaderLength)>();
+        var records = new List<(long Offset, long TransactionId, long TotalLength, int HeaderLength, int Alignment)>();
         long offset = 0;
-        while (offset + JournalRecordHeader.BlockSize <= file.Length)
+        while (offset + JournalRecordHeader.Size <= file.Length)
         {
             var header = MemoryMarshal.Read<JournalRecordHeader>(file.AsSpan((int)offset));
-            if (header.Magic != JournalRecordHeader.MagicValue) break;
+            if (header.Magic != JournalRecordHeader.MagicValue || header.TotalLength <= 0) break;
             if (records.Count > 0 && header.TransactionId != records[^1].TransactionId + 1) break;
-            records.Add((offset, header.TransactionId, header.TotalLength, header.HeaderLength));
+            records.Add((offset, header.TransactionId, header.TotalLength, header.HeaderLength, header.RecordAlignment));
             offset += header.TotalLength;
         }
         return records;
@@ -64,9 +64,9 @@ internal static class JournalFiles
     /// Flips <paramref name="count"/> random bits of the record that its checksum covers: the header and page
     /// table, and the pages (not the zero padding between them).
     /// </summary>
-    public static void FlipCoveredBits(byte[] file, (long Offset, long TransactionId, long TotalLength, int HeaderLength) record, int count, Random random)
+    public static void FlipCoveredBits(byte[] file, (long Offset, long TransactionId, long TotalLength, int HeaderLength, int Alignment) record, int count, Random random)
     {
-        long payloadStart = JournalRecordHeader.AlignUp(record.HeaderLength);
+        long payloadStart = JournalRecordHeader.AlignUp(record.HeaderLength, record.Alignment);
         long covered = record.HeaderLength + (record.TotalLength - payloadStart);
         for (int i = 0; i < count; i++)
         {

@@ -82,6 +82,8 @@ public sealed class OnDiskLayoutTests
     [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.TotalLength), 32)]
     [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.HeaderLength), 40)]
     [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.Checksum), 44)]
+    [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.SessionId), 48)]
+    [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.Alignment), 56)]
     [InlineData(typeof(JournalRecordHeader), nameof(JournalRecordHeader.State), 64)]
     [InlineData(typeof(TreeHeader), nameof(TreeHeader.RootPage), 0)]
     [InlineData(typeof(TreeHeader), nameof(TreeHeader.EntryCount), 8)]
@@ -108,7 +110,8 @@ public sealed class OnDiskLayoutTests
     public void Magic_numbers_spell_their_ascii_names_in_file_byte_order()
     {
         Assert.Equal("SEDBHDR1"u8.ToArray(), BitConverter.GetBytes(DataFileHeader.MagicValue));
-        Assert.Equal("SEJRNL02"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.MagicValue));
+        Assert.Equal("SEJRNL03"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.MagicValue));
+        Assert.Equal("SEJRNL02"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.FormatTwoMagic));
     }
 
     [Fact]
