@@ -9,10 +9,11 @@ internal unsafe interface IPageSource
     byte* GetPage(long pageNumber);
 
     /// <summary>
-    /// Starts bringing a tree page into the CPU cache, for a cursor that will soon read it. Only a hint: it
-    /// neither verifies the page nor throws, and does nothing for a page number outside the snapshot.
+    /// Starts bringing the first <paramref name="bytes"/> of a tree page into the CPU cache, for a cursor that
+    /// will soon read them. Only a hint: it neither verifies the page nor throws, and does nothing for a page
+    /// number outside the snapshot.
     /// </summary>
-    void Prefetch(long pageNumber);
+    void Prefetch(long pageNumber, int bytes);
 
     /// <summary>The first byte of an overflow run holding a value of <paramref name="length"/> bytes, verified against <paramref name="checksum"/>.</summary>
     byte* GetOverflow(long firstPage, long length, uint checksum);

@@ -12,6 +12,11 @@ internal sealed unsafe class TreeCursor
     // How far ahead of a stepping cursor entries are prefetched: far enough that the work on the entries
     // between hides a miss, near enough that the line is still cached when the cursor gets there.
     private const int EntriesAhead = 4;
+    // A leaf with at least this many entries is prefetched whole (see PrefetchLeaves); below it, entries are
+    // large (more than a sixteenth of a page each) and only their first lines are.
+    private const int DenseLeafEntries = 16;
+    // What is prefetched of a sparse leaf's neighbour: its header and the slots of up to 112 entries.
+    private const int SparseLeafPrefetchBytes = 256;
 
     private readonly BTree _tree;
     private readonly IPageSource _source;
@@ -168,21 +173,34 @@ internal sealed unsafe class TreeCursor
     /// <summary>
     /// At the first step after a positioning move and at each step into another leaf: starts loading this leaf
     /// and the one the cursor will enter after it, so that a leaf's worth of entries hides the wait for the
-    /// next. This leaf is asked for again although the last call asked for it as the neighbour: measured, that
-    /// is faster (a processor may drop prefetches when too many misses are outstanding). A neighbour under
-    /// another parent is not looked for (one leaf in a branch's fan-out).
+    /// next. A leaf of many small entries is wanted whole, and so is its neighbour: this leaf is asked for again
+    /// although the last call asked for it as the neighbour, which measured faster (a processor may drop
+    /// prefetches when too many misses are outstanding). A leaf of a few large entries is not: a scan that
+    /// reads keys would pull in kilobytes of values it never reads and be bound by memory bandwidth, so only
+    /// each entry's first line (its header and key) and the neighbour's header and slots are asked for.
+    /// A neighbour under another parent is not looked for (one leaf in a branch's fan-out).
     /// </summary>
     private void PrefetchLeaves(bool forward)
     {
         _scanning = true;
-        // Entries lie between the page's upper bound and its end; the slot array before them is cached already.
-        int upper = Node.Header(_leaf)->Upper;
-        CachePrefetch.Range(_leaf + upper, _source.PageSize - upper);
+        int count = Node.Count(_leaf);
+        bool dense = count >= DenseLeafEntries;
+        if (dense)
+        {
+            // Entries lie between the page's upper bound and its end; the slot array before them is cached already.
+            int upper = Node.Header(_leaf)->Upper;
+            CachePrefetch.Range(_leaf + upper, _source.PageSize - upper);
+        }
+        else
+        {
+            for (int i = 0; i < count; i++) CachePrefetch.Line(Node.Entry(_leaf, i));
+        }
         int parentLevel = LeafLevel - 1;
         if (parentLevel < 0) return;
         byte* parent = _source.GetPage(_pages[parentLevel]);
         int index = _indexes[parentLevel] + (forward ? 1 : -1);
-        if ((uint)index < (uint)Node.Count(parent)) _source.Prefetch(Node.Child(Node.Entry(parent, index)));
+        if ((uint)index < (uint)Node.Count(parent))
+            _source.Prefetch(Node.Child(Node.Entry(parent, index)), dense ? _source.PageSize : SparseLeafPrefetchBytes);
     }
 
     private bool Edge(bool last)

@@ -72,11 +72,12 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         return run.Buffer.Pointer;
     }
 
-    public void Prefetch(long pageNumber)
+    public void Prefetch(long pageNumber, int bytes)
     {
-        if (_dirty.TryGetValue(pageNumber, out var run)) CachePrefetch.Range(run.Buffer.Pointer, PageSize);
-        else if (_pending is not null && _pending.TryGet(pageNumber, out var pending)) CachePrefetch.Range(pending.Buffer.Pointer, PageSize);
-        else _base.Prefetch(pageNumber);
+        bytes = Math.Min(bytes, PageSize);
+        if (_dirty.TryGetValue(pageNumber, out var run)) CachePrefetch.Range(run.Buffer.Pointer, bytes);
+        else if (_pending is not null && _pending.TryGet(pageNumber, out var pending)) CachePrefetch.Range(pending.Buffer.Pointer, bytes);
+        else _base.Prefetch(pageNumber, bytes);
     }
 
     public byte* GetOverflow(long firstPage, long length, uint checksum)

@@ -51,13 +51,13 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         return page;
     }
 
-    public void Prefetch(long pageNumber)
+    public void Prefetch(long pageNumber, int bytes)
     {
         if ((ulong)pageNumber >= (ulong)_pageCount) return;
         byte* page = _unwritten is { IsEmpty: false } unwritten && unwritten.TryGet(pageNumber, out var run)
             ? run.Buffer.Pointer
             : _base + pageNumber * PageSize;
-        CachePrefetch.Range(page, PageSize);
+        CachePrefetch.Range(page, Math.Min(bytes, PageSize));
     }
 
     public byte* GetOverflow(long firstPage, long length, uint checksum)
