@@ -125,7 +125,11 @@ public sealed partial class StorageEnvironment : IDisposable
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
                 if (opened.SessionPending)
                 {
-                    _recovering = Task.Run(() => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, options.Durability == DurabilityMode.Lazy));
+                    // Its own thread, not the thread pool's: the first commit waits for it, and an application
+                    // that keeps the pool's threads busy must not hold up the environment's first write.
+                    _recovering = Task.Factory.StartNew(
+                        () => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, options.Durability == DurabilityMode.Lazy),
+                        CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
                 }
                 else
                 {
