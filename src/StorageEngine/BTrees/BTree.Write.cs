@@ -5,7 +5,6 @@ namespace StorageEngine.BTrees;
 // Changes: copy-on-write descent, insert with splits, delete with merges.
 internal sealed unsafe partial class BTree
 {
-
     private int Usable => _pageSize - PageHeader.Size;
 
     // Scratch memory of the writer (one writer at a time), laid out as:

@@ -87,8 +87,7 @@ internal sealed unsafe class TreeCursor
             _indexes[level] = index;
             pageNumber = Node.Child(Node.Entry(page, index));
         }
-        if (LeafLevel > 0) _tree.PrefetchLeaf(pageNumber);
-        _leaf = _tree.GetNode(pageNumber, 1);
+        _leaf = LeafLevel > 0 ? _tree.GetLeafWhole(pageNumber) : _tree.GetNode(pageNumber, 1);
         _pages[LeafLevel] = pageNumber;
         int slot = Node.SearchLeaf(_leaf, key, _tree.IsFixedInt64, out bool found);
         _indexes[LeafLevel] = slot;

@@ -89,8 +89,7 @@ internal sealed unsafe class JournalWriter : IDisposable
         {
             if (!JournalFileNames.IsFree(name)) continue;
             string path = Path.Combine(directory, name);
-            using var file = fileSystem.Open(path, StorageFileMode.Buffered);
-            _freeFiles.Add((path, file.Length));
+            _freeFiles.Add((path, LengthOf(path)));
         }
         _freeCounter = DateTime.UtcNow.Ticks;
         CurrentFileNumber = firstFileNumber;
