@@ -325,6 +325,9 @@ public sealed partial class StorageEnvironment : IDisposable
         CheckpointCore();
     }
 
+    /// <summary>Bytes of committed pages held in memory for the next checkpoint.</summary>
+    internal long UnwrittenBytes => _unwritten?.Bytes ?? 0;
+
     private readonly object _checkpointLock = new();
     private bool _filesClosed;
 

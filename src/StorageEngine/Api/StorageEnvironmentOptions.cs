@@ -25,9 +25,10 @@ public sealed class StorageEnvironmentOptions
     /// Largest size of a journal file, at least 1 MiB. A Safe session starts with a 1 MiB file and each next file
     /// is twice the last up to this size, so an environment that commits little keeps a small journal (Lazy files
     /// are this size but sparse); a clean close leaves one file of a thirty-second of the data file, 1 MiB at
-    /// least. A single commit larger than this gets a file of its own size. Default 64 MiB.
+    /// least. A single commit larger than this gets a file of its own size. Default 16 MiB: every file must be
+    /// written once (zeros) before a Safe journal can use it, and an open environment keeps up to five.
     /// </summary>
-    public long JournalFileSize { get; set; } = 64L << 20;
+    public long JournalFileSize { get; set; } = 16L << 20;
 
     /// <summary>
     /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of

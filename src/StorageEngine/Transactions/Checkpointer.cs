@@ -104,6 +104,10 @@ internal sealed class Checkpointer : IDisposable
                 _environment.CheckpointCore();
                 Interlocked.Add(ref _freedBytes, -freed);
                 Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
+                // Commits while it ran still reported the pages it was writing as held in memory, and asked for the
+                // next one at once: a second checkpoint a few milliseconds later, with a sync of its own. A request
+                // dropped here that still holds is made again by the next commit.
+                if (!Due()) Volatile.Write(ref _checkpointWanted, 0);
                 failed = false;
                 if (_spareFailed) PrepareJournal();
             }
@@ -115,6 +119,12 @@ internal sealed class Checkpointer : IDisposable
             }
         }
     }
+
+    /// <summary>True when a threshold is reached: journal written, pages freed, or pages held in memory since the last checkpoint.</summary>
+    private bool Due() =>
+        Volatile.Read(ref _journalBytes) - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold
+        || Volatile.Read(ref _freedBytes) >= _threshold
+        || _environment.UnwrittenBytes >= _threshold;
 
     private void PrepareJournal()
     {
