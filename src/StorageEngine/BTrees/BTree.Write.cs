@@ -21,22 +21,27 @@ internal sealed unsafe partial class BTree
     private long* PathPage => (long*)(ScratchBase + PathOffset(_pageSize));
     private nint* PathPtr => (nint*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * sizeof(long));
     private int* PathIndex => (int*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * (sizeof(long) + sizeof(nint)));
+    // After the path: a counter of changes, bumped by every change to any tree of the writer (see Touch), which
+    // tells a tree whether the path is still the one its last append left.
+    private long* ChangeStamp => (long*)(ScratchBase + PathOffset(_pageSize) + MaxDepth * (sizeof(long) + sizeof(nint) + sizeof(int)));
     private byte* ScratchBase => _sink is null ? Sink.Scratch : _scratch;
 
     private static int PathOffset(int pageSize) => 4 * pageSize + MaxDepth * (pageSize / 2);
 
     /// <summary>Bytes of scratch memory a writer must provide for trees of this page size.</summary>
-    public static int ScratchSizeFor(int pageSize) => PathOffset(pageSize) + MaxDepth * (sizeof(long) + sizeof(nint) + sizeof(int));
+    public static int ScratchSizeFor(int pageSize) => PathOffset(pageSize) + MaxDepth * (sizeof(long) + sizeof(nint) + sizeof(int)) + sizeof(long);
 
     /// <summary>Inserts or overwrites.</summary>
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
         var sink = Sink;
+        bool appending = AppendPathHolds(key);
         Touch();
-        bool rightmost = DescendForWrite(key);
+        bool rightmost = appending || DescendForWrite(key);
         int leafLevel = _header.Depth - 1;
         byte* leaf = (byte*)PathPtr[leafLevel];
-        int index = Node.SearchLeaf(leaf, key, _fixedInt64, out bool found);
+        bool found = false;
+        int index = appending ? Node.Count(leaf) : Node.SearchLeaf(leaf, key, _fixedInt64, out found);
         // A value no larger than its overflow reference stays inline even beside a long key.
         bool overflow = value.Length > Node.OverflowReferenceSize
             && Node.LeafEntrySize(key.Length, value.Length, overflow: false) > MaxInlineEntrySize;
@@ -76,7 +81,25 @@ internal sealed unsafe partial class BTree
         }
         _header.EntryCount++;
         int size = Node.LeafEntrySize(key.Length, value.Length, overflow);
-        InsertEntry(leafLevel, index, entry, size, rightmost && index == Node.Count(leaf));
+        bool atEnd = rightmost && index == Node.Count(leaf);
+        bool fits = Node.TotalFree(leaf) >= size + Node.SlotSize;
+        InsertEntry(leafLevel, index, entry, size, atEnd);
+        // Appended to the last leaf without a split: the path still leads there.
+        _appendStamp = atEnd && fits ? *ChangeStamp : 0;
+    }
+
+    /// <summary>
+    /// True when the descent path in the scratch is the one this tree's last put left after appending to its last
+    /// leaf, no change to any tree came since, and <paramref name="key"/> sorts after that leaf's last key: the key
+    /// then belongs at the end of that leaf, whose copy-on-write path is already made, and a sequential load skips
+    /// the descent (a fifth of a sequential put's time).
+    /// </summary>
+    private bool AppendPathHolds(ReadOnlySpan<byte> key)
+    {
+        if (_appendStamp == 0 || _appendStamp != *ChangeStamp) return false;
+        byte* leaf = (byte*)PathPtr[_header.Depth - 1];
+        int count = Node.Count(leaf);
+        return count > 0 && KeyOrder.Compare(key, Node.LeafKey(Node.Entry(leaf, count - 1))) > 0;
     }
 
     /// <summary>Removes a key; false when it was not there (and then nothing is written).</summary>

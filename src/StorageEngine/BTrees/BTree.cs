@@ -20,6 +20,8 @@ internal sealed unsafe partial class BTree
     private readonly int _pageSize;
     private readonly bool _fixedInt64;
     private TreeHeader _header;
+    // The writer's change stamp after this tree's last put appended to its last leaf without splitting; 0 when none.
+    private long _appendStamp;
 
     public BTree(IPageSource source, in TreeHeader header)
     {
@@ -159,6 +161,7 @@ internal sealed unsafe partial class BTree
     {
         IsDirty = true;
         Version++;
+        (*ChangeStamp)++;
     }
 
     /// <summary>Pages needed by an overflow value of <paramref name="length"/> bytes.</summary>
