@@ -82,10 +82,9 @@ internal sealed unsafe partial class BTree
         _header.EntryCount++;
         int size = Node.LeafEntrySize(key.Length, value.Length, overflow);
         bool atEnd = rightmost && index == Node.Count(leaf);
-        bool fits = Node.TotalFree(leaf) >= size + Node.SlotSize;
-        InsertEntry(leafLevel, index, entry, size, atEnd);
+        bool inPlace = InsertEntry(leafLevel, index, entry, size, atEnd);
         // Appended to the last leaf without a split: the path still leads there.
-        _appendStamp = atEnd && fits ? *ChangeStamp : 0;
+        _appendStamp = atEnd && inPlace ? *ChangeStamp : 0;
     }
 
     /// <summary>
@@ -189,16 +188,18 @@ internal sealed unsafe partial class BTree
         _header.OverflowPages -= pages;
     }
 
-    private void InsertEntry(int level, int index, byte* entry, int size, bool appending)
+    /// <summary>Inserts into the page on the path at <paramref name="level"/>; false when that took a split.</summary>
+    private bool InsertEntry(int level, int index, byte* entry, int size, bool appending)
     {
         byte* page = (byte*)PathPtr[level];
         if (Node.TotalFree(page) >= size + Node.SlotSize)
         {
             byte* target = Node.Insert(page, index, size, _pageSize, PageCopy);
             Buffer.MemoryCopy(entry, target, size, size);
-            return;
+            return true;
         }
         Split(level, index, entry, size, appending);
+        return false;
     }
 
     /// <summary>
@@ -289,7 +290,7 @@ internal sealed unsafe partial class BTree
         int parentLevel = level - 1;
         byte* parent = (byte*)PathPtr[parentLevel];
         int parentIndex = PathIndex[parentLevel];
-        InsertEntry(parentLevel, parentIndex + 1, separator, separatorSize, appending && parentIndex == Node.Count(parent) - 1);
+        _ = InsertEntry(parentLevel, parentIndex + 1, separator, separatorSize, appending && parentIndex == Node.Count(parent) - 1);
     }
 
     private static long BytesBefore(int* sizes, int count)
