@@ -99,7 +99,7 @@ internal static class BenchtoolWorkload
             Keys.Random16(RandomSeed ^ 0xD, i, b.Key(0));
             b.SetValue(0, i, ValueSize);
             store.WriteBatch(b.Puts(1));
-        });
+        }, warmUp: true);
         long logical = ops.Done * EntryBytes;
         context.Add(meter.Finish(run, $"durable write x{writers} thr", ops, writers, 1, "commits/s", logical, logical,
             note: "1-put txn, random key"));

@@ -11,7 +11,7 @@ internal sealed record WorkloadSizes(
         W1Items: 1_000_000, W1Batch: 100,
         W3Items: 100_000, W3Batch: 1_000,
         W4Entries: 200_000, W4Batch: 256,
-        W5Items: 100_000, W5DurableCommits: 2_000);
+        W5Items: 100_000, W5DurableCommits: 10_000);
 
     /// <summary>The sizes workloads.md publishes against.</summary>
     internal static WorkloadSizes Full { get; } = new(

@@ -59,6 +59,7 @@ public sealed partial class StorageEnvironment
     {
         while (true)
         {
+            AwaitGroupWrite(commit);
             lock (_groupLock)
             {
                 while (!commit.IsCompleted && _groupWriting) Monitor.Wait(_groupLock);
@@ -94,6 +95,8 @@ public sealed partial class StorageEnvironment
                 foreach (var member in _group) member.Complete(failure);
                 _group.Clear();
                 _groupWriting = false;
+                // Those queued now came while the group was written: with the group's own, all are likely back soon.
+                _expectedCommitters = _lastGroupSize + _queue.Count;
                 Monitor.PulseAll(_groupLock);
             }
         }
@@ -117,21 +120,40 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// Lets write transactions already under way (or waiting for the lock), and committers as many as joined
-    /// the last group, commit into the leader's group rather than wait a whole journal write for the next one:
-    /// spins while it expects them, at most for about the time one journal write takes. A lone writer, with
-    /// no one else in flight and groups of one, never waits.
+    /// Lets write transactions already under way (or waiting for the lock), and as many committers as joined
+    /// the last group or queued while it was written, commit into the leader's group rather than wait a whole
+    /// journal write for the next one: spins while it expects them, at most for about the time one journal
+    /// write takes. A lone writer (on one thread or hopping between pool threads), with no one else in flight
+    /// and groups of one, never waits.
     /// </summary>
     private void WaitForWritersInFlight()
     {
-        if (_journal is null || !ExpectingCommitters()) return;
+        if (_journal is null) return;
+        int expected = Volatile.Read(ref _expectedCommitters);
+        if (!ExpectingCommitters(expected)) return;
         long deadline = System.Diagnostics.Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _journalWriteTicks), System.Diagnostics.Stopwatch.Frequency / 1000);
         var spinner = new SpinWait();
-        while (ExpectingCommitters() && System.Diagnostics.Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
+        while (ExpectingCommitters(expected) && System.Diagnostics.Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
     }
 
-    private bool ExpectingCommitters() =>
-        Volatile.Read(ref _writersInFlight) > 0 || Volatile.Read(ref _queued) < Volatile.Read(ref _lastGroupSize);
+    /// <summary>
+    /// A committer that finds a group write under way spins (yielding, never sleeping) until it ends, for at
+    /// most about two journal writes, before it blocks: waking a blocked thread costs tens of microseconds on a
+    /// virtual machine, and that wake-up stood between every two group writes (BENCHMARKS.md, tenth session).
+    /// A lone committer never finds a write under way, so it never spins.
+    /// </summary>
+    private void AwaitGroupWrite(PendingCommit commit)
+    {
+        if (commit.IsCompleted || !Volatile.Read(ref _groupWriting)) return;
+        long deadline = System.Diagnostics.Stopwatch.GetTimestamp()
+            + 2 * Math.Min(Volatile.Read(ref _journalWriteTicks), System.Diagnostics.Stopwatch.Frequency / 1000);
+        var spinner = new SpinWait();
+        while (!commit.IsCompleted && Volatile.Read(ref _groupWriting) && System.Diagnostics.Stopwatch.GetTimestamp() < deadline)
+            spinner.SpinOnce(sleep1Threshold: -1);
+    }
+
+    private bool ExpectingCommitters(int expected) =>
+        Volatile.Read(ref _writersInFlight) > 0 || Volatile.Read(ref _queued) < expected;
 
     /// <summary>
     /// The leader's work: the group's records in one journal write, then their pages into the data file,

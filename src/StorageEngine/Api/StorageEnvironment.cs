@@ -50,12 +50,16 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly List<JournalEntry> _groupEntries = new();
     private readonly PendingPages _pending = new();
     private bool _groupWriting;
-    // Write transactions begun (or waiting for the lock) and not yet committed or ended, and the size of the
-    // last group: a leader gives those writers, or as many committers as last time, a moment to join its
-    // group, up to about one journal write's time (a running average, in Stopwatch ticks).
+    // Write transactions begun (or waiting for the lock) and not yet committed or ended, and the committers
+    // expected in a group (the last group's size plus those that queued while it was written): a leader gives
+    // them a moment to join its group, up to about one journal write's time (a running average, in Stopwatch
+    // ticks). Counting those that queued during the write matters: two threads can otherwise settle into
+    // alternating groups of one, each leading while the other builds its next transaction, so that every
+    // commit waits for two journal writes and two threads commit no faster than one.
     private int _writersInFlight;
     private int _queued;
     private int _lastGroupSize;
+    private int _expectedCommitters;
     private long _journalWriteTicks;
     private readonly Checkpointer? _checkpointer;
     // Committed pages the next checkpoint writes to the data file (null without a journal: pages go there at commit).
