@@ -61,6 +61,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _lastGroupSize;
     private int _expectedCommitters;
     private long _journalWriteTicks;
+    // The last write transaction's page tables, empty, for the next one.
+    private PageWriterTables? _spareTables;
     private readonly Checkpointer? _checkpointer;
     // Committed pages the next checkpoint writes to the data file (null without a journal: pages go there at commit).
     private readonly UnwrittenPages? _unwritten;
@@ -296,7 +298,7 @@ public sealed partial class StorageEnvironment : IDisposable
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = PageSourceFor(snapshot);
-        var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1);
+        var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1, Interlocked.Exchange(ref _spareTables, null));
         return new WriteTransaction(this, snapshot, pages);
     }
 
@@ -308,8 +310,14 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _unwritten);
 
-    private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId) =>
-        new(snapshot, source, _pending, _freeSpace, _pool, _scratch.Pointer, transactionId);
+    private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId, PageWriterTables? tables = null) =>
+        new(snapshot, source, _pending, _freeSpace, _pool, _scratch.Pointer, transactionId, tables);
+
+    /// <summary>Keeps an ended write transaction's page tables for the next one (see <see cref="PageWriterTables"/>).</summary>
+    internal void ReturnPageTables(PageWriterTables? tables)
+    {
+        if (tables is not null) Volatile.Write(ref _spareTables, tables);
+    }
 
     internal void EndRead(int slot)
     {

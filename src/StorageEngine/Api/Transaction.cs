@@ -54,8 +54,7 @@ public abstract class Transaction : IDisposable
         set => _rootTree = value;
     }
 
-    internal IEnumerable<Tree> OpenedTrees =>
-        _trees is not null ? _trees.Values : _lastTree is not null ? [_lastTree] : [];
+    internal OpenedTrees OpenedTrees => new(_trees, _lastTree);
 
     /// <summary>Opens an existing tree.</summary>
     /// <exception cref="KeyNotFoundException">No tree has that name.</exception>

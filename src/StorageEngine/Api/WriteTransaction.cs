@@ -125,6 +125,7 @@ public sealed class WriteTransaction : Transaction
     {
         if (!_committed) Environment.FreeSpace.Abort();
         _pages.Discard();
+        Environment.ReturnPageTables(_pages.DetachTables());
         Environment.ReleaseWriteLock();
         // A commit waiting for its journal write still counts as open, so that the environment does not close under it.
         if (_pending is null) Environment.ExitTransaction();

@@ -155,15 +155,18 @@ internal sealed unsafe class JournalWriter : IDisposable
     /// <summary>Header, run table and diffs, before padding.</summary>
     private static int HeaderLength(in JournalEntry entry)
     {
-        long length = JournalRecordHeader.HeaderLengthFor(entry.Runs.Count);
-        foreach (var run in entry.Runs) length += run.IsDiff ? run.Diff.Length : 0;
+        var runs = entry.Runs;
+        long length = JournalRecordHeader.HeaderLengthFor(runs.Count);
+        // Indexed rather than foreach: enumerating the interface would allocate an enumerator per record.
+        for (int i = 0; i < runs.Count; i++) length += runs[i].IsDiff ? runs[i].Diff.Length : 0;
         return checked((int)length);
     }
 
     private long RecordLength(in JournalEntry entry)
     {
         long total = JournalRecordHeader.AlignUp(HeaderLength(entry), _alignment);
-        foreach (var run in entry.Runs) total += run.IsDiff ? 0 : (long)run.PageCount * _pageSize;
+        var runs = entry.Runs;
+        for (int i = 0; i < runs.Count; i++) total += runs[i].IsDiff ? 0 : (long)runs[i].PageCount * _pageSize;
         return total;
     }
 
@@ -212,8 +215,9 @@ internal sealed unsafe class JournalWriter : IDisposable
         }
         uint crc = Crc32C.Append(Crc32C.Start, block[..headerLength]);
         _buffers.Add(_headers[index].Memory[..headerBlocks]);
-        foreach (var run in runs)
+        for (int i = 0; i < runs.Count; i++)
         {
+            var run = runs[i];
             if (run.IsDiff) continue;
             crc = Crc32C.Append(crc, run.Data.Span);
             _buffers.Add(run.Data);

@@ -15,29 +15,38 @@ namespace StorageEngine.Transactions;
 /// </summary>
 internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
 {
-    private sealed class DirtyRun
+    /// <summary>Pages of one dirty run (one page, or an overflow value's pages); reused through <see cref="PageWriterTables"/>.</summary>
+    internal sealed class DirtyRun
     {
-        public required NativeBuffer Buffer;
-        public required int PageCount;
+        public NativeBuffer Buffer = null!;
+        public int PageCount;
         /// <summary>Allocated by this transaction: no snapshot can see it.</summary>
-        public required bool IsNew;
-        public required bool IsOverflow;
+        public bool IsNew;
+        public bool IsOverflow;
         /// <summary>What the journal may diff the page against (see <see cref="JournalPageRun.BasePage"/>).</summary>
-        public required long BasePage;
+        public long BasePage;
     }
 
-    private readonly Dictionary<long, DirtyRun> _dirty = new();
+    private readonly PageWriterTables _tables;
+    private readonly Dictionary<long, DirtyRun> _dirty;
     private readonly SnapshotPageSource _base;
     private readonly PendingPages? _pending;
     private readonly FreeSpaceMap _freeSpace;
     private readonly PageBufferPool _pool;
-    private readonly List<long> _order = new();
+    private readonly List<long> _order;
     private readonly List<long> _freedEarlier = new();
     private long _pageCount;
 
+    /// <summary>
+    /// A writer over <paramref name="snapshot"/>; <paramref name="tables"/> are empty tables an earlier writer left
+    /// (see <see cref="DetachTables"/>), or null for new ones.
+    /// </summary>
     public PageWriter(Snapshot snapshot, SnapshotPageSource source, PendingPages? pending, FreeSpaceMap freeSpace, PageBufferPool pool,
-        byte* scratch, long transactionId)
+        byte* scratch, long transactionId, PageWriterTables? tables = null)
     {
+        _tables = tables ?? new PageWriterTables();
+        _dirty = _tables.Dirty;
+        _order = _tables.Order;
         _base = source;
         _pending = pending;
         _freeSpace = freeSpace;
@@ -125,7 +134,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         pageNumber = _freeSpace.Allocate(1, this, ref _pageCount);
         var buffer = _pool.Rent();
         if (clear) buffer.GetSpan().Clear();
-        _dirty[pageNumber] = new DirtyRun { Buffer = buffer, PageCount = 1, IsNew = true, IsOverflow = false, BasePage = JournalPageRun.ZeroPage };
+        _dirty[pageNumber] = _tables.Run(buffer, 1, isNew: true, isOverflow: false, JournalPageRun.ZeroPage);
         return buffer.Pointer;
     }
 
@@ -133,7 +142,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     {
         firstPage = _freeSpace.Allocate(pageCount, this, ref _pageCount);
         var buffer = _pool.Rent(pageCount);
-        _dirty[firstPage] = new DirtyRun { Buffer = buffer, PageCount = pageCount, IsNew = true, IsOverflow = true, BasePage = JournalPageRun.FullImage };
+        _dirty[firstPage] = _tables.Run(buffer, pageCount, isNew: true, isOverflow: true, JournalPageRun.FullImage);
         return buffer.Pointer;
     }
 
@@ -148,6 +157,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             _pool.Return(run.Buffer);
             _freeSpace.Free(first, count, reusableNow: run.IsNew, this);
             if (!run.IsNew) _freedEarlier.Add(first);
+            _tables.Recycle(run);
             return;
         }
         _freeSpace.Free(first, count, reusableNow: false, this);
@@ -172,10 +182,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             Buffer.MemoryCopy(CommittedPage(pageNumber), buffer.Pointer, PageSize, PageSize);
         }
         // A bitmap page changes in place: its diff is against its own committed version (see Seal).
-        _dirty[pageNumber] = new DirtyRun
-        {
-            Buffer = buffer, PageCount = 1, IsNew = create, IsOverflow = false, BasePage = create ? JournalPageRun.ZeroPage : pageNumber,
-        };
+        _dirty[pageNumber] = _tables.Run(buffer, 1, isNew: create, isOverflow: false, create ? JournalPageRun.ZeroPage : pageNumber);
         return buffer.Pointer;
     }
 
@@ -226,6 +233,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             }
             runs.Add(journalRun);
         }
+        foreach (var (_, run) in _dirty) _tables.Recycle(run);
         _dirty.Clear();
     }
 
@@ -256,7 +264,18 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// <summary>Returns the buffers (after commit or on abort).</summary>
     public void Discard()
     {
-        foreach (var run in _dirty.Values) _pool.Return(run.Buffer);
+        foreach (var (_, run) in _dirty)
+        {
+            _pool.Return(run.Buffer);
+            _tables.Recycle(run);
+        }
         _dirty.Clear();
+        _order.Clear();
     }
+
+    /// <summary>
+    /// After <see cref="Discard"/>: the tables, empty, for the next transaction's writer when they are small
+    /// enough to keep (else null). This writer must not be used again.
+    /// </summary>
+    public PageWriterTables? DetachTables() => _tables.Reusable ? _tables : null;
 }

@@ -1,0 +1,44 @@
+using StorageEngine.Common;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// The page table of a write transaction (its dirty runs by page number, the list it sorts them in, spare run
+/// objects), which the environment keeps between write transactions so that a commit does not build a new
+/// dictionary, list and run object per page each time. One transaction uses it at a time.
+/// </summary>
+internal sealed class PageWriterTables
+{
+    // A transaction that changed more pages than this leaves tables too large to keep.
+    private const int MaxKeptPages = 4096;
+
+    private readonly Stack<PageWriter.DirtyRun> _spareRuns = new();
+
+    /// <summary>Dirty runs by first page.</summary>
+    public Dictionary<long, PageWriter.DirtyRun> Dirty { get; } = new();
+
+    /// <summary>The dirty pages in page order, for sealing.</summary>
+    public List<long> Order { get; } = new();
+
+    /// <summary>Empty and small enough to keep for the next transaction.</summary>
+    public bool Reusable => Dirty.Count == 0 && Order.Count <= MaxKeptPages && _spareRuns.Count <= MaxKeptPages;
+
+    /// <summary>A run object, reused when one is spare.</summary>
+    public PageWriter.DirtyRun Run(NativeBuffer buffer, int pageCount, bool isNew, bool isOverflow, long basePage)
+    {
+        if (!_spareRuns.TryPop(out var run)) run = new PageWriter.DirtyRun();
+        run.Buffer = buffer;
+        run.PageCount = pageCount;
+        run.IsNew = isNew;
+        run.IsOverflow = isOverflow;
+        run.BasePage = basePage;
+        return run;
+    }
+
+    /// <summary>Takes back a run object the dirty table no longer holds.</summary>
+    public void Recycle(PageWriter.DirtyRun run)
+    {
+        run.Buffer = null!;
+        _spareRuns.Push(run);
+    }
+}
