@@ -29,7 +29,7 @@ internal static class BenchtoolWorkload
                     using var run = EngineRun.Open(context, "W5", engine, DurabilityTier.ProcessCrash);
                     var store = run.Store;
                     var buffer = new BatchBuffer(batch, KeySize);
-                    var meter = PhaseMeter.Start(run.BaselineRss);
+                    var meter = PhaseMeter.Start(run);
                     var ops = OpRunner.Run($"W5 {engine.Name} {phase}", items / batch, 1, context.Cap, (_, call) =>
                     {
                         long first = call * batch;
@@ -64,7 +64,7 @@ internal static class BenchtoolWorkload
         var values = Enumerable.Range(0, threads).Select(_ => new byte[ValueSize]).ToArray();
         foreach (int readers in threads == 1 ? new[] { 1 } : new[] { 1, threads })
         {
-            var meter = PhaseMeter.Start(run.BaselineRss);
+            var meter = PhaseMeter.Start(run);
             var ops = OpRunner.Run($"W5 {run.Engine.Name} point reads x{readers}", written, readers, double.PositiveInfinity, (t, i) =>
             {
                 Span<byte> key = stackalloc byte[KeySize];
@@ -74,7 +74,7 @@ internal static class BenchtoolWorkload
             context.Add(meter.Finish(run, "point read", ops, readers, 1, "ops/s", 0, live));
         }
         {
-            var meter = PhaseMeter.Start(run.BaselineRss);
+            var meter = PhaseMeter.Start(run);
             var ops = OpRunner.Run($"W5 {run.Engine.Name} range 100", Math.Max(threads, written / 10), threads, double.PositiveInfinity, (_, i) =>
             {
                 Span<byte> key = stackalloc byte[KeySize];
@@ -92,7 +92,7 @@ internal static class BenchtoolWorkload
         using var run = EngineRun.Open(context, "W5", engine, DurabilityTier.Durable, $"-durable{writers}");
         var store = run.Store;
         var buffers = Enumerable.Range(0, writers).Select(_ => new BatchBuffer(1, KeySize)).ToArray();
-        var meter = PhaseMeter.Start(run.BaselineRss);
+        var meter = PhaseMeter.Start(run);
         var ops = OpRunner.Run($"W5 {engine.Name} durable x{writers}", commits, writers, context.Cap, (t, i) =>
         {
             var b = buffers[t];

@@ -25,7 +25,7 @@ internal static class InsertWorkloads
             using var run = EngineRun.Open(context, workload, engine, DurabilityTier.Durable);
             var buffer = new BatchBuffer(batch, KeySize);
             var store = run.Store;
-            var meter = PhaseMeter.Start(run.BaselineRss);
+            var meter = PhaseMeter.Start(run);
             var ops = OpRunner.Run($"{workload} {engine.Name}", transactions, 1, context.Cap, (_, tx) =>
             {
                 long first = tx * batch;

@@ -2,7 +2,7 @@ using System.Runtime.InteropServices;
 
 namespace StorageEngine.Workloads;
 
-/// <summary>The few system calls the floor measurement needs (Linux x86-64/arm64 flag values).</summary>
+/// <summary>The few system calls the floor measurement and the device write counter need (Linux x86-64/arm64 flag values).</summary>
 internal static unsafe partial class Libc
 {
     internal const int O_WRONLY = 0x1;
@@ -22,6 +22,27 @@ internal static unsafe partial class Libc
 
     [LibraryImport("libc", SetLastError = true)]
     internal static partial int close(int fd);
+
+    [LibraryImport("libc", SetLastError = true)]
+    private static partial int syncfs(int fd);
+
+    private const int O_RDONLY = 0;
+    private const int O_DIRECTORY = 0x10000;
+
+    /// <summary>Writes back every dirty page of the file system holding <paramref name="directory"/> (syncfs).</summary>
+    internal static void SyncFileSystem(string directory)
+    {
+        int fd = open(directory, O_RDONLY | (RuntimeInformation.ProcessArchitecture == Architecture.Arm64 ? 0x4000 : O_DIRECTORY), 0);
+        Check(fd, "open " + directory);
+        try
+        {
+            Check(syncfs(fd), "syncfs " + directory);
+        }
+        finally
+        {
+            close(fd);
+        }
+    }
 
     internal static void Check(long rc, string call)
     {

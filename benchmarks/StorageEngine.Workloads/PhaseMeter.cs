@@ -1,31 +1,38 @@
 namespace StorageEngine.Workloads;
 
 /// <summary>
-/// Takes the process's write counter and peak-RSS mark at the start of a phase and turns them, with the
-/// phase's <see cref="OpRun"/>, into a <see cref="PhaseResult"/>.
+/// Takes the device's write counter (see <see cref="DeviceWrites"/>; the process's write_bytes where the device
+/// is unknown) and the peak-RSS mark at the start of a phase and turns them, with the phase's
+/// <see cref="OpRun"/>, into a <see cref="PhaseResult"/>.
 /// </summary>
 internal sealed class PhaseMeter
 {
     private readonly long _writeBytes;
     private readonly long _baselineRss;
+    private readonly DeviceWrites? _device;
 
-    private PhaseMeter(long baselineRss)
+    private PhaseMeter(EngineRun run)
     {
-        _baselineRss = baselineRss;
-        _writeBytes = ProcessStats.WriteBytes();
+        _baselineRss = run.BaselineRss;
+        _device = DeviceWrites.For(run.Directory);
+        _writeBytes = WrittenSoFar();
     }
 
-    /// <summary>Starts measuring; <paramref name="baselineRss"/> is the RSS before the engine was opened.</summary>
-    internal static PhaseMeter Start(long baselineRss)
+    /// <summary>Starts measuring the phase of <paramref name="run"/> (the engine's directory, its RSS before it opened).</summary>
+    internal static PhaseMeter Start(EngineRun run)
     {
+        var meter = new PhaseMeter(run);
         ProcessStats.ResetPeakRss();
-        return new PhaseMeter(baselineRss);
+        return meter;
     }
+
+    private long WrittenSoFar() => _device is not null ? _device.SyncAndRead() : ProcessStats.WriteBytes();
 
     internal PhaseResult Finish(EngineRun run, string phase, OpRun ops, int threads, long itemsPerOp, string unit,
         long logicalWriteBytes, long liveLogicalBytes, bool latencies = true, string note = "")
     {
-        long written = _writeBytes < 0 ? -1 : ProcessStats.WriteBytes() - _writeBytes;
+        long now = _writeBytes < 0 ? -1 : WrittenSoFar();
+        long written = now < 0 ? -1 : now - _writeBytes;
         long disk = run.Tier == Peers.DurabilityTier.None ? 0 : ProcessStats.DiskUsage(run.Directory);
         double peak = ProcessStats.PeakRss() / 1048576.0;
         if (ops.Capped) note = Join(note, $"capped at {ops.Done:N0} of {ops.Planned:N0} after {ops.Seconds:0}s");

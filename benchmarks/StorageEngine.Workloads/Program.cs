@@ -52,9 +52,11 @@ if (skipped.Count > 0) Emit("\n");
 Emit("""
     Reading the tables: ops/s counts the unit shown (items, keys or entries where a call handles many);
     × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
-    is faster). p50/p99 are per call (per transaction for batched writes). Write amp = /proc/self/io
-    write_bytes during the phase (all threads, plus the close for W1-W3) over key+value bytes written;
-    page-cache pages dirtied twice before writeback count once, so lazy tiers read low. Space amp =
+    is faster). p50/p99 are per call (per transaction for batched writes). Write amp = bytes the data
+    directory's block device wrote during the phase (/sys/dev/block/*/stat, the file system synced at both
+    ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3) over key+value bytes
+    written; not /proc/self/io write_bytes, which charges a whole large page-cache folio for a small write
+    into it. Pages rewritten before they reach the disk count once. Space amp =
     allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value
     bytes. Peak RSS = VmHWM during the phase (reset through /proc/self/clear_refs), Δ over the RSS before
     the engine was opened; it includes mapped file pages (LMDB, StorageEngine).

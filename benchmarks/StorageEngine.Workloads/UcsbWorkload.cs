@@ -39,7 +39,7 @@ internal static class UcsbWorkload
             }
 
             // Init: bulk load of keys 0..N-1 in ascending batches.
-            var meter = PhaseMeter.Start(run.BaselineRss);
+            var meter = PhaseMeter.Start(run);
             var ops = OpRunner.Run(label + " init", n / batch, 1, context.Cap, (t, call) =>
             {
                 var b = buffers[t];
@@ -55,7 +55,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, "Init", ops, 1, batch, "entries/s", ops.Done * batch * EntryBytes, Live(),
                 note: $"latency per batch of {batch}"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             ops = OpRunner.Run(label + " read", n, threads, double.PositiveInfinity, (t, i) =>
             {
                 Span<byte> key = stackalloc byte[KeySize];
@@ -65,7 +65,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, "Read", ops, threads, 1, "ops/s", 0, Live()));
 
             long calls = Math.Max(threads, n / 64);
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             ops = OpRunner.Run(label + " batch read", calls, threads, double.PositiveInfinity, (t, call) =>
             {
                 var b = buffers[t];
@@ -75,7 +75,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, $"BatchRead({batch})", ops, threads, batch, "keys/s", 0, Live(),
                 note: "latency per batch"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             ops = OpRunner.Run(label + " range select", calls, threads, double.PositiveInfinity, (t, call) =>
             {
                 Span<byte> key = stackalloc byte[KeySize];
@@ -85,7 +85,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, $"RangeSelect({batch})", ops, threads, batch, "keys/s", 0, Live(),
                 note: "latency per range"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             long visited = 0;
             ops = OpRunner.Run(label + " scan", threads, threads, double.PositiveInfinity, (t, part) =>
             {
@@ -97,7 +97,7 @@ internal static class UcsbWorkload
                 note: $"{threads} threads, each one cursor over 1/{threads} of the keys");
             context.Add(scan with { Operations = visited, OpsPerSecond = visited / ops.Seconds });
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             long updates = 0;
             ops = OpRunner.Run(label + " read/update", n / 2, threads, context.Cap, (t, i) =>
             {
@@ -117,7 +117,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, "ReadUpdate 50:50", ops, threads, 1, "ops/s", updates * EntryBytes, Live(),
                 note: "update = 1-put txn"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             long upserts = 0;
             ops = OpRunner.Run(label + " read/upsert", n / 2, threads, context.Cap, (t, i) =>
             {
@@ -136,7 +136,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, "ReadUpsert 95:5", ops, threads, 1, "ops/s", upserts * EntryBytes, Live(),
                 note: "upsert = new key, 1-put txn"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             ops = OpRunner.Run(label + " batch upsert", Math.Max(threads, n / batch), threads, context.Cap, (t, call) =>
             {
                 var b = buffers[t];
@@ -152,7 +152,7 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, $"BatchUpsert({batch})", ops, threads, batch, "keys/s", ops.Done * batch * EntryBytes, Live(),
                 note: "keys uniform in [0, 2N); latency per batch"));
 
-            meter = PhaseMeter.Start(run.BaselineRss);
+            meter = PhaseMeter.Start(run);
             ops = OpRunner.Run(label + " remove", n / 4, threads, context.Cap, (t, i) =>
             {
                 long key = i * RemoveStride % n;
