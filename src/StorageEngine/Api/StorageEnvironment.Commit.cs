@@ -79,7 +79,6 @@ public sealed partial class StorageEnvironment
                 }
                 _queue.RemoveRange(0, taken);
                 _queued = _queue.Count;
-                _lastGroupSize = taken;
             }
             Exception? failure = null;
             try
@@ -93,10 +92,10 @@ public sealed partial class StorageEnvironment
             lock (_groupLock)
             {
                 foreach (var member in _group) member.Complete(failure);
+                // Those queued now came while the group was written: with the group's own, all are likely back soon.
+                _expectedCommitters = _group.Count + _queue.Count;
                 _group.Clear();
                 _groupWriting = false;
-                // Those queued now came while the group was written: with the group's own, all are likely back soon.
-                _expectedCommitters = _lastGroupSize + _queue.Count;
                 Monitor.PulseAll(_groupLock);
             }
         }

@@ -58,7 +58,6 @@ public sealed partial class StorageEnvironment : IDisposable
     // commit waits for two journal writes and two threads commit no faster than one.
     private int _writersInFlight;
     private int _queued;
-    private int _lastGroupSize;
     private int _expectedCommitters;
     private long _journalWriteTicks;
     // The last write transaction's page tables, empty, for the next one.

@@ -20,8 +20,11 @@ internal sealed class PageWriterTables
     /// <summary>The dirty pages in page order, for sealing.</summary>
     public List<long> Order { get; } = new();
 
-    /// <summary>Empty and small enough to keep for the next transaction.</summary>
-    public bool Reusable => Dirty.Count == 0 && Order.Count <= MaxKeptPages && _spareRuns.Count <= MaxKeptPages;
+    /// <summary>
+    /// Empty and small enough to keep for the next transaction. The spare runs tell the size: every run the dirty
+    /// table held came back to them, so they number at least as many as the largest table (and sort list) grew to.
+    /// </summary>
+    public bool Reusable => Dirty.Count == 0 && _spareRuns.Count <= MaxKeptPages;
 
     /// <summary>A run object, reused when one is spare.</summary>
     public PageWriter.DirtyRun Run(NativeBuffer buffer, int pageCount, bool isNew, bool isOverflow, long basePage)
