@@ -54,19 +54,24 @@ public sealed partial class StorageEnvironment
     /// leads: it takes every queued commit, writes their records with one journal write, puts their pages
     /// into the data file and publishes the last; the others wait for it, or lead the next group.
     /// </summary>
+    /// <param name="commit">The commit to wait for.</param>
+    /// <param name="spin">
+    /// Whether to spin before blocking, and as a leader for writers about to join the group. The thread that
+    /// waits for asynchronous commits does not: it would compete for a core with the very writer it waits for.
+    /// </param>
     /// <exception cref="StorageException">The group write failed: the commit may or may not survive a reopen.</exception>
-    internal void WaitDurable(PendingCommit commit)
+    internal void WaitDurable(PendingCommit commit, bool spin = true)
     {
         while (true)
         {
-            AwaitGroupWrite(commit);
+            if (spin) AwaitGroupWrite(commit);
             lock (_groupLock)
             {
                 while (!commit.IsCompleted && _groupWriting) Monitor.Wait(_groupLock);
                 if (commit.IsCompleted) break;
                 _groupWriting = true;
             }
-            WaitForWritersInFlight();
+            if (spin) WaitForWritersInFlight();
             lock (_groupLock)
             {
                 _group.Clear();
@@ -99,11 +104,7 @@ public sealed partial class StorageEnvironment
                 Monitor.PulseAll(_groupLock);
             }
         }
-        if (commit.Failure is { } error)
-        {
-            throw error as StorageException
-                ?? new StorageException("The commit failed while writing the journal; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", error);
-        }
+        if (commit.Failure is { } error) throw CommitFailure(error);
         // Free the group's buffers now if no writer is running, rather than holding them until the next one.
         if (_writeLock.Wait(0))
         {
@@ -117,6 +118,11 @@ public sealed partial class StorageEnvironment
             }
         }
     }
+
+    /// <summary>What a committer whose group write failed with <paramref name="error"/> is told.</summary>
+    private static StorageException CommitFailure(Exception error) =>
+        error as StorageException
+        ?? new StorageException("The commit failed while writing the journal; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", error);
 
     /// <summary>
     /// Lets write transactions already under way (or waiting for the lock), and as many committers as joined

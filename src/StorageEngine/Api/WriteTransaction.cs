@@ -67,6 +67,49 @@ public sealed class WriteTransaction : Transaction
     /// <exception cref="InvalidOperationException">The transaction changes more pages than one commit can hold.</exception>
     public void Commit()
     {
+        var pending = CommitInMemory();
+        if (pending is null) return;
+        try
+        {
+            Environment.WaitDurable(pending);
+        }
+        finally
+        {
+            Environment.ExitTransaction();
+        }
+    }
+
+    /// <summary>
+    /// Commits the transaction in memory and ends it before returning, so that the next write transaction may
+    /// start at once (on this thread or another), building on these changes; the returned task completes once
+    /// they are durable (as the environment's <see cref="DurabilityMode"/> promises) and visible to new read
+    /// transactions. A thread that begins its next transaction before awaiting overlaps that work with this
+    /// commit's journal write, and commits that wait together share one journal write. Commits become durable
+    /// and visible in the order they were made.
+    /// </summary>
+    /// <returns>
+    /// A task that completes when the commit is durable, or faults with <see cref="StorageException"/> when
+    /// writing the journal or the data file failed: earlier commits are intact, this one and every commit after
+    /// it may or may not survive, and the environment accepts no more writes until it is reopened.
+    /// </returns>
+    /// <exception cref="InvalidOperationException">
+    /// The transaction changes more pages than one commit can hold, or was already committed. Exceptions thrown
+    /// by the call itself mean that nothing was committed.
+    /// </exception>
+    /// <exception cref="StorageException">The data file could not grow to hold the changes; nothing was committed.</exception>
+    public ValueTask CommitAsync()
+    {
+        var pending = CommitInMemory();
+        return pending is null ? ValueTask.CompletedTask : new ValueTask(Environment.CompleteAsync(pending));
+    }
+
+    /// <summary>
+    /// Seals the changes into a commit queued for the journal and ends the transaction (the write lock is free
+    /// again); null when there was nothing to commit. The caller waits for the commit, then exits the
+    /// transaction that it still counts as open.
+    /// </summary>
+    private PendingCommit? CommitInMemory()
+    {
         ThrowIfInactive();
         if (Interlocked.Exchange(ref _committing, 1) != 0)
             throw new InvalidOperationException("The transaction was already committed (or is being committed on another thread); transactions are not thread-safe.");
@@ -82,15 +125,7 @@ public sealed class WriteTransaction : Transaction
         _committed = true;
         var pending = _pending;
         Dispose();
-        if (pending is null) return;
-        try
-        {
-            Environment.WaitDurable(pending);
-        }
-        finally
-        {
-            Environment.ExitTransaction();
-        }
+        return pending;
     }
 
     private bool HasTreeChanges()

@@ -1,0 +1,102 @@
+using StorageEngine.Transactions;
+
+namespace StorageEngine;
+
+// Asynchronous commits: the committing thread returns as soon as its transaction is committed in memory, and one
+// pool thread at a time waits for the journal on behalf of every such commit.
+public sealed partial class StorageEnvironment
+{
+    private readonly object _asyncCommitLock = new();
+    // Commits whose callers await them, in commit order (the order their groups complete in), under _asyncCommitLock.
+    private readonly Queue<AsyncCommit> _asyncCommits = new();
+    private AsyncCommit? _latestAsyncCommit;
+    private bool _asyncDrainRunning;
+
+    private sealed class AsyncCommit(PendingCommit commit)
+    {
+        public PendingCommit Commit { get; } = commit;
+
+        // Continuations run on the pool, never inline on the thread that completes the group.
+        public TaskCompletionSource Done { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+
+    /// <summary>
+    /// Returns a task that completes once <paramref name="commit"/> (queued by <see cref="PrepareCommit"/>, its
+    /// write lock released) is durable and published, and ends the transaction it still counts as open.
+    /// </summary>
+    internal Task CompleteAsync(PendingCommit commit)
+    {
+        var waiter = new AsyncCommit(commit);
+        bool start;
+        lock (_asyncCommitLock)
+        {
+            _asyncCommits.Enqueue(waiter);
+            _latestAsyncCommit = waiter;
+            start = !_asyncDrainRunning;
+            _asyncDrainRunning = true;
+        }
+        if (start) ThreadPool.UnsafeQueueUserWorkItem(static environment => environment.DrainAsyncCommits(), this, preferLocal: false);
+        return waiter.Done.Task;
+    }
+
+    /// <summary>
+    /// Waits, as an ordinary committer would, for the latest asynchronous commit: groups complete in commit order,
+    /// so every earlier one is then complete too. Leading a group (or waiting for another committer's) blocks
+    /// this one pool thread for a journal write; commits queued meanwhile are taken by the next round.
+    /// </summary>
+    private void DrainAsyncCommits()
+    {
+        while (true)
+        {
+            PendingCommit latest;
+            lock (_asyncCommitLock)
+            {
+                if (_asyncCommits.Count == 0)
+                {
+                    _latestAsyncCommit = null;
+                    _asyncDrainRunning = false;
+                    return;
+                }
+                latest = _latestAsyncCommit!.Commit;
+            }
+            Exception? unexpected = null;
+            try
+            {
+                WaitDurable(latest, spin: false);
+            }
+            catch (StorageException) when (latest.IsCompleted)
+            {
+                // The commit's own failure, reported to each waiter below.
+            }
+            catch (Exception e)
+            {
+                unexpected = e;
+            }
+            FinishAsyncCommits(unexpected);
+        }
+    }
+
+    /// <summary>
+    /// Completes the tasks of the asynchronous commits that are complete, in order; after an unexpected failure
+    /// of the wait itself, fails every one queued rather than leave a caller waiting forever.
+    /// </summary>
+    private void FinishAsyncCommits(Exception? unexpected)
+    {
+        while (true)
+        {
+            AsyncCommit waiter;
+            lock (_asyncCommitLock)
+            {
+                if (_asyncCommits.Count == 0) return;
+                if (unexpected is null && !_asyncCommits.Peek().Commit.IsCompleted) return;
+                waiter = _asyncCommits.Dequeue();
+            }
+            var failure = waiter.Commit.IsCompleted ? waiter.Commit.Failure : unexpected;
+            // The transaction ends before its caller resumes, so that a caller who awaits and then disposes the
+            // environment finds it closed, its files free.
+            ExitTransaction();
+            if (failure is null) waiter.Done.SetResult();
+            else waiter.Done.SetException(CommitFailure(failure));
+        }
+    }
+}
