@@ -152,38 +152,4 @@ public sealed class GroupCommitTests
     private static byte[] KeyOf(int writer, int i) => BitConverter.GetBytes(writer * 1_000_000L + i);
 
     private static byte[] ValueOf(int writer, int i) => Enumerable.Range(0, 10 + (i * 37 + writer) % 300).Select(b => (byte)(b + writer + i)).ToArray();
-
-    /// <summary>Holds the next journal write of an environment on a crashing file system until released.</summary>
-    private sealed class JournalWriteHold : IDisposable
-    {
-        private readonly ManualResetEventSlim _release = new(false);
-        private int _armed;
-
-        public JournalWriteHold()
-        {
-            FileSystem = new CrashingFileSystem(new MemoryFileSystem());
-            FileSystem.OnChange = what =>
-            {
-                if (!what.StartsWith("writing ", StringComparison.Ordinal) || !what.Contains("/journal.", StringComparison.Ordinal)) return;
-                if (Interlocked.Exchange(ref _armed, 0) == 0) return;
-                Reached.Set();
-                _release.Wait(Patience);
-            };
-        }
-
-        public CrashingFileSystem FileSystem { get; }
-
-        public ManualResetEventSlim Reached { get; } = new(false);
-
-        public void HoldNextJournalWrite() => Volatile.Write(ref _armed, 1);
-
-        public void Release() => _release.Set();
-
-        public void Dispose()
-        {
-            _release.Set();
-            _release.Dispose();
-            Reached.Dispose();
-        }
-    }
 }

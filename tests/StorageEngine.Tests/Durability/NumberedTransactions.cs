@@ -30,13 +30,29 @@ internal static class NumberedTransactions
     public static void Commit(StorageEnvironment environment, long number)
     {
         using var transaction = environment.BeginWrite();
+        Apply(transaction, number);
+        transaction.Commit();
+    }
+
+    /// <summary>
+    /// Commits transaction <paramref name="number"/> with <see cref="WriteTransaction.CommitAsync"/>; the write lock
+    /// is free when this returns, and the task completes once the commit is durable.
+    /// </summary>
+    public static ValueTask CommitAsync(StorageEnvironment environment, long number)
+    {
+        using var transaction = environment.BeginWrite();
+        Apply(transaction, number);
+        return transaction.CommitAsync();
+    }
+
+    private static void Apply(WriteTransaction transaction, long number)
+    {
         Assert.Equal(number, transaction.TransactionId);
         var log = transaction.CreateTree(LogTree);
         log.Put(number, Value(number));
         log.Put(SecondKeyOffset + number, Value(SecondKeyOffset + number));
         if (number % 5 == 0) Assert.True(log.Delete(number - 2), $"transaction {number} found no key {number - 2} to delete");
         transaction.CreateTree(MetaTree).Put(LastKey, BitConverter.GetBytes(number));
-        transaction.Commit();
     }
 
     /// <summary>Commits transactions <paramref name="first"/> to <paramref name="last"/>.</summary>
