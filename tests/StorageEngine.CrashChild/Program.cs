@@ -4,17 +4,20 @@ using StorageEngine;
 using StorageEngine.CrashChild;
 
 // Usage: StorageEngine.CrashChild <directory> [--lazy] [--checkpoint-threshold BYTES] [--checkpoint-interval-ms MS]
-//                                 [--journal-size BYTES] [--max-transactions N]
+//                                 [--journal-size BYTES] [--max-transactions N] [--async-depth N]
 // Prints "ready <last>" once the environment is open (recovered), then "committed <i>" after each Commit() returns,
-// and runs until killed (or until --max-transactions more transactions have committed).
+// and runs until killed (or until --max-transactions more transactions have committed). With --async-depth N it
+// commits with CommitAsync, beginning the next transaction before awaiting, with up to N commits in flight, and
+// prints "committed <i>" once commit i's task has completed.
 if (args.Length < 1)
 {
-    Console.Error.WriteLine("usage: StorageEngine.CrashChild <directory> [--lazy] [--checkpoint-threshold BYTES] [--checkpoint-interval-ms MS] [--journal-size BYTES] [--max-transactions N]");
+    Console.Error.WriteLine("usage: StorageEngine.CrashChild <directory> [--lazy] [--checkpoint-threshold BYTES] [--checkpoint-interval-ms MS] [--journal-size BYTES] [--max-transactions N] [--async-depth N]");
     return 2;
 }
 
 var options = new StorageEnvironmentOptions { Path = args[0], Durability = DurabilityMode.Safe };
 long maxTransactions = long.MaxValue;
+int asyncDepth = 0;
 for (int a = 1; a < args.Length; a++)
 {
     switch (args[a])
@@ -24,6 +27,7 @@ for (int a = 1; a < args.Length; a++)
         case "--checkpoint-interval-ms": options.CheckpointInterval = TimeSpan.FromMilliseconds(double.Parse(args[++a], CultureInfo.InvariantCulture)); break;
         case "--journal-size": options.JournalFileSize = long.Parse(args[++a], CultureInfo.InvariantCulture); break;
         case "--max-transactions": maxTransactions = long.Parse(args[++a], CultureInfo.InvariantCulture); break;
+        case "--async-depth": asyncDepth = int.Parse(args[++a], CultureInfo.InvariantCulture); break;
         default:
             Console.Error.WriteLine($"unknown argument '{args[a]}'");
             return 2;
@@ -44,13 +48,23 @@ long last;
 using (var read = environment.BeginRead()) last = CrashWorkload.LastTransaction(read);
 Say($"ready {last}");
 
+var inFlight = new Queue<(long Transaction, ValueTask Durable)>();
 for (long i = last + 1; i - last <= maxTransactions; i++)
 {
     using (var write = environment.BeginWrite())
     {
         CrashWorkload.Apply(i, write.CreateTree(CrashWorkload.TreeName));
-        write.Commit();
+        if (asyncDepth == 0) write.Commit();
+        else inFlight.Enqueue((i, write.CommitAsync()));
     }
-    Say($"committed {i}");
+    if (asyncDepth == 0) Say($"committed {i}");
+    while (inFlight.Count >= asyncDepth && inFlight.Count > 0) await Acknowledge(inFlight.Dequeue());
 }
+while (inFlight.Count > 0) await Acknowledge(inFlight.Dequeue());
 return 0;
+
+async Task Acknowledge((long Transaction, ValueTask Durable) commit)
+{
+    await commit.Durable;
+    Say($"committed {commit.Transaction}");
+}
