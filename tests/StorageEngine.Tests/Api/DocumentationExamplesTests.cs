@@ -232,6 +232,28 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     }
 
     [Fact]
+    public async Task ApiGuide_asynchronous_commits()
+    {
+        using var env = MemoryEnvironment();
+
+        var inFlight = new Queue<ValueTask>();
+        for (int batch = 0; batch < 100; batch++)
+        {
+            using (var tx = env.BeginWrite())
+            {
+                Tree log = tx.CreateTree("log", TreeOptions.Int64Keys);
+                for (int i = 0; i < 100; i++) log.Put(batch * 100L + i, "entry"u8);
+                inFlight.Enqueue(tx.CommitAsync());           // the write lock is free again
+            }
+            if (inFlight.Count == 8) await inFlight.Dequeue(); // batch - 7 is durable
+        }
+        while (inFlight.Count > 0) await inFlight.Dequeue();
+
+        using var read = env.BeginRead();
+        Assert.Equal(10_000, read.OpenTree("log").Count);
+    }
+
+    [Fact]
     public void ApiGuide_read_only_open()
     {
         using (var writer = StorageEnvironment.Open(path))
