@@ -13,8 +13,9 @@ public sealed class PeerEngine
 
     /// <summary>Describes an engine.</summary>
     public PeerEngine(string name, string installHint, DurabilityTier[] tiers, Func<string?> probe,
-        Func<string, DurabilityTier, IKeyValueStore> open, Func<string>? version = null)
+        Func<string, DurabilityTier, IKeyValueStore> open, Func<string>? version = null, bool pipelinedWrites = false)
     {
+        PipelinedWrites = pipelinedWrites;
         _version = version;
         Name = name;
         InstallHint = installHint;
@@ -35,6 +36,9 @@ public sealed class PeerEngine
 
     /// <summary>The library and version that will run (for the report); the skip reason when unavailable.</summary>
     public string Version => SkipReason ?? (_version is null ? "" : _version());
+
+    /// <summary>True when its stores implement <see cref="IPipelinedWrites"/>.</summary>
+    public bool PipelinedWrites { get; }
 
     /// <summary>True when the engine offers that tier.</summary>
     public bool Supports(DurabilityTier tier) => Array.IndexOf(_tiers, tier) >= 0;

@@ -10,7 +10,7 @@ public static class PeerEngines
     public static PeerEngine StorageEngine { get; } = new(
         "storageengine", "built from this repository", AllTiers, static () => null,
         static (dir, tier) => new StorageEngineStore(dir, tier),
-        static () => "StorageEngine " + typeof(StorageEnvironment).Assembly.GetName().Version);
+        static () => "StorageEngine " + typeof(StorageEnvironment).Assembly.GetName().Version, pipelinedWrites: true);
 
     /// <summary>LMDB through liblmdb.so.0.</summary>
     public static PeerEngine Lmdb { get; } = new(

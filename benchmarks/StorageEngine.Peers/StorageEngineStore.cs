@@ -1,7 +1,7 @@
 namespace StorageEngine.Peers;
 
 /// <summary>Our engine: Durable = Safe, ProcessCrash = Lazy, None = InMemory. One tree holds the data.</summary>
-public sealed class StorageEngineStore : IKeyValueStore
+public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
 {
     private const string TreeName = "bench";
     private readonly StorageEnvironment _env;
@@ -38,6 +38,15 @@ public sealed class StorageEngineStore : IKeyValueStore
         var tree = tx.OpenTree(TreeName);
         foreach (ref readonly var put in puts) tree.Put(put.Key.Span, put.Value.Span);
         tx.Commit();
+    }
+
+    /// <inheritdoc />
+    public ValueTask WriteBatchAsync(ReadOnlySpan<KeyValue> puts)
+    {
+        using var tx = _env.BeginWrite();
+        var tree = tx.OpenTree(TreeName);
+        foreach (ref readonly var put in puts) tree.Put(put.Key.Span, put.Value.Span);
+        return tx.CommitAsync();
     }
 
     /// <inheritdoc />

@@ -29,12 +29,15 @@ internal sealed class BenchmarkContext
 
     internal double Cap => WarmUp ? 10 : Options.MaxPhaseSeconds;
 
-    /// <summary>Runs <paramref name="body"/> for each engine offering the tier; a failing engine is reported, not fatal.</summary>
-    internal void ForEachEngine(string workload, DurabilityTier tier, Action<PeerEngine> body)
+    /// <summary>
+    /// Runs <paramref name="body"/> for each engine offering the tier (and passing <paramref name="where"/>); a failing
+    /// engine is reported, not fatal.
+    /// </summary>
+    internal void ForEachEngine(string workload, DurabilityTier tier, Action<PeerEngine> body, Func<PeerEngine, bool>? where = null)
     {
         foreach (var engine in Engines)
         {
-            if (!engine.Supports(tier)) continue;
+            if (!engine.Supports(tier) || (where is not null && !where(engine))) continue;
             if (!WarmUp) Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} {engine.Name} ({tier})");
             try
             {
