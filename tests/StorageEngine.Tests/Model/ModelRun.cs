@@ -320,8 +320,11 @@ internal sealed class ModelRun
     {
         bool wasOpen = _writer is not null;
         BeginWriterIfNeeded();
-        Record($"commit{(wasOpen ? "" : " (empty transaction)")}");
-        _writer!.Commit();
+        // A third of the commits go through CommitAsync, awaited before the next step (the model is sequential).
+        bool async = _random.Next(3) == 0;
+        Record($"commit{(async ? " async" : "")}{(wasOpen ? "" : " (empty transaction)")}");
+        if (async) _writer!.CommitAsync().AsTask().GetAwaiter().GetResult();
+        else _writer!.Commit();
         _writer = null;
         long id = Environment.LastCommittedTransactionId;
         if (_pendingChanged ? id != _lastCommittedId + 1 : id < _lastCommittedId || id > _lastCommittedId + 1)
