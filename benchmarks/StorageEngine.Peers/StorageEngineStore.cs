@@ -34,19 +34,32 @@ public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
     /// <inheritdoc />
     public void WriteBatch(ReadOnlySpan<KeyValue> puts)
     {
-        using var tx = _env.BeginWrite();
-        var tree = tx.OpenTree(TreeName);
-        foreach (ref readonly var put in puts) tree.Put(put.Key.Span, put.Value.Span);
+        using var tx = BeginBatch(puts);
         tx.Commit();
     }
 
     /// <inheritdoc />
     public ValueTask WriteBatchAsync(ReadOnlySpan<KeyValue> puts)
     {
-        using var tx = _env.BeginWrite();
-        var tree = tx.OpenTree(TreeName);
-        foreach (ref readonly var put in puts) tree.Put(put.Key.Span, put.Value.Span);
+        using var tx = BeginBatch(puts);
         return tx.CommitAsync();
+    }
+
+    /// <summary>A write transaction holding the puts, for the caller to commit.</summary>
+    private WriteTransaction BeginBatch(ReadOnlySpan<KeyValue> puts)
+    {
+        var tx = _env.BeginWrite();
+        try
+        {
+            var tree = tx.OpenTree(TreeName);
+            foreach (ref readonly var put in puts) tree.Put(put.Key.Span, put.Value.Span);
+            return tx;
+        }
+        catch
+        {
+            tx.Dispose();
+            throw;
+        }
     }
 
     /// <inheritdoc />

@@ -23,23 +23,28 @@ internal static class InsertWorkloads
     {
         const ulong seed = 0x5EED_0002;
         long transactions = items / batch;
+
+        // Transaction tx's puts: keys tx * batch onwards, in order or drawn at random.
+        ReadOnlySpan<KeyValue> Fill(BatchBuffer buffer, long tx)
+        {
+            long first = tx * batch;
+            for (int j = 0; j < batch; j++)
+            {
+                if (random) Keys.Random16(seed, first + j, buffer.Key(j));
+                else Keys.Sequential16(first + j, buffer.Key(j));
+                buffer.SetValue(j, first + j, valueSize);
+            }
+            return buffer.Puts(batch);
+        }
+
         context.ForEachEngine(workload, DurabilityTier.Durable, engine =>
         {
             using var run = EngineRun.Open(context, workload, engine, DurabilityTier.Durable);
             var buffer = new BatchBuffer(batch, KeySize);
             var store = run.Store;
             var meter = PhaseMeter.Start(run);
-            var ops = OpRunner.Run($"{workload} {engine.Name}", transactions, 1, context.Cap, (_, tx) =>
-            {
-                long first = tx * batch;
-                for (int j = 0; j < batch; j++)
-                {
-                    if (random) Keys.Random16(seed, first + j, buffer.Key(j));
-                    else Keys.Sequential16(first + j, buffer.Key(j));
-                    buffer.SetValue(j, first + j, valueSize);
-                }
-                store.WriteBatch(buffer.Puts(batch));
-            });
+            var ops = OpRunner.Run($"{workload} {engine.Name}", transactions, 1, context.Cap,
+                (_, tx) => store.WriteBatch(Fill(buffer, tx)));
             // The close is part of the work (a checkpoint, a flush), so its bytes count; its time does not.
             run.CloseStore();
             long logical = ops.Done * batch * (long)(KeySize + valueSize);
@@ -52,17 +57,8 @@ internal static class InsertWorkloads
             var pipelined = (IPipelinedWrites)run.Store;
             var buffer = new BatchBuffer(batch, KeySize);
             var meter = PhaseMeter.Start(run);
-            var ops = PipelinedRunner.Run($"{workload} {engine.Name} pipelined", transactions, PipelinedInFlight, context.Cap, tx =>
-            {
-                long first = tx * batch;
-                for (int j = 0; j < batch; j++)
-                {
-                    if (random) Keys.Random16(seed, first + j, buffer.Key(j));
-                    else Keys.Sequential16(first + j, buffer.Key(j));
-                    buffer.SetValue(j, first + j, valueSize);
-                }
-                return pipelined.WriteBatchAsync(buffer.Puts(batch));
-            });
+            var ops = PipelinedRunner.Run($"{workload} {engine.Name} pipelined", transactions, PipelinedInFlight, context.Cap,
+                tx => pipelined.WriteBatchAsync(Fill(buffer, tx)));
             run.CloseStore();
             long logical = ops.Done * batch * (long)(KeySize + valueSize);
             context.Add(meter.Finish(run, $"{phase}, {PipelinedInFlight} in flight", ops, 1, batch, "items/s", logical, logical,

@@ -9,15 +9,12 @@ public sealed partial class StorageEnvironment
     private readonly object _asyncCommitLock = new();
     // Commits whose callers await them, in commit order (the order their groups complete in), under _asyncCommitLock.
     private readonly Queue<AsyncCommit> _asyncCommits = new();
-    private AsyncCommit? _latestAsyncCommit;
     private bool _asyncDrainRunning;
 
-    private sealed class AsyncCommit(PendingCommit commit)
+    /// <summary>A commit and its task, in one object. Continuations run on the pool, never inline on the thread that completes the group.</summary>
+    private sealed class AsyncCommit(PendingCommit commit) : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
     {
         public PendingCommit Commit { get; } = commit;
-
-        // Continuations run on the pool, never inline on the thread that completes the group.
-        public TaskCompletionSource Done { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     /// <summary>
@@ -31,40 +28,39 @@ public sealed partial class StorageEnvironment
         lock (_asyncCommitLock)
         {
             _asyncCommits.Enqueue(waiter);
-            _latestAsyncCommit = waiter;
             start = !_asyncDrainRunning;
             _asyncDrainRunning = true;
         }
         if (start) ThreadPool.UnsafeQueueUserWorkItem(static environment => environment.DrainAsyncCommits(), this, preferLocal: false);
-        return waiter.Done.Task;
+        return waiter.Task;
     }
 
     /// <summary>
-    /// Waits, as an ordinary committer would, for the latest asynchronous commit: groups complete in commit order,
-    /// so every earlier one is then complete too. Leading a group (or waiting for another committer's) blocks
-    /// this one pool thread for a journal write; commits queued meanwhile are taken by the next round.
+    /// Waits, as an ordinary committer would, for the oldest asynchronous commit not yet complete: the group that
+    /// completes it takes every commit queued by then, and groups complete in commit order. Leading a group (or
+    /// waiting for another committer's) blocks this one pool thread for a journal write; commits queued
+    /// meanwhile are taken by the next round.
     /// </summary>
     private void DrainAsyncCommits()
     {
         while (true)
         {
-            PendingCommit latest;
+            PendingCommit oldest;
             lock (_asyncCommitLock)
             {
                 if (_asyncCommits.Count == 0)
                 {
-                    _latestAsyncCommit = null;
                     _asyncDrainRunning = false;
                     return;
                 }
-                latest = _latestAsyncCommit!.Commit;
+                oldest = _asyncCommits.Peek().Commit;
             }
             Exception? unexpected = null;
             try
             {
-                WaitDurable(latest, spin: false);
+                WaitDurable(oldest, spin: false);
             }
-            catch (StorageException) when (latest.IsCompleted)
+            catch (StorageException) when (oldest.IsCompleted)
             {
                 // The commit's own failure, reported to each waiter below.
             }
@@ -95,8 +91,8 @@ public sealed partial class StorageEnvironment
             // The transaction ends before its caller resumes, so that a caller who awaits and then disposes the
             // environment finds it closed, its files free.
             ExitTransaction();
-            if (failure is null) waiter.Done.SetResult();
-            else waiter.Done.SetException(CommitFailure(failure));
+            if (failure is null) waiter.SetResult();
+            else waiter.SetException(CommitFailure(failure));
         }
     }
 }
