@@ -143,6 +143,8 @@ public sealed partial class StorageEnvironment : IDisposable
                 }
                 _unwritten = new UnwrittenPages();
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
+                _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
+                _freeSpace.MakeReusable = CheckpointForReuse;
             }
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
                 directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
@@ -299,6 +301,35 @@ public sealed partial class StorageEnvironment : IDisposable
         var source = PageSourceFor(snapshot);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1, Interlocked.Exchange(ref _spareTables, null));
         return new WriteTransaction(this, snapshot, pages);
+    }
+
+    /// <summary>
+    /// Runs a checkpoint on the writer's thread when the data file would otherwise grow while many freed pages
+    /// wait for one (see <see cref="FreeSpaceMap.MakeReusable"/>). A writer that outruns the background
+    /// checkpoints, as one keeping commits in flight can, is slowed to their pace instead of growing the file by
+    /// their lag. Returns whether pages may have become reusable.
+    /// </summary>
+    private bool CheckpointForReuse()
+    {
+        long oldestReader = _readers.Oldest();
+        long published = Volatile.Read(ref _current).TransactionId;
+        // Only when the checkpoint is what holds them back: not a reader, not commits still on their way to the journal.
+        if (Volatile.Read(ref _checkpointedTransactionId) >= Math.Min(oldestReader, published)) return false;
+        try
+        {
+            CheckpointCore();
+        }
+        catch (Exception e) when (e is IOException or StorageException)
+        {
+            // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
+            _logger.LogWarning(e, "A checkpoint run to reuse freed pages failed; the data file grows instead.");
+            return false;
+        }
+        // Read again, in the order the start of a transaction reads them: a reader may have begun meanwhile.
+        oldestReader = _readers.Oldest();
+        published = Volatile.Read(ref _current).TransactionId;
+        _freeSpace.ReleaseUpTo(Math.Min(Math.Min(oldestReader, published), Volatile.Read(ref _checkpointedTransactionId)));
+        return true;
     }
 
     private void ThrowIfWriteFailed()

@@ -33,7 +33,9 @@ public sealed class StorageEnvironmentOptions
     /// <summary>
     /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of
     /// freed pages, or of committed pages waiting in memory for the checkpoint, trigger one too. The waiting
-    /// pages are capped at twice this (64 MiB at least): beyond it commits write their own. Default 32 MiB.
+    /// pages are capped at twice this (64 MiB at least): beyond it commits write their own. Freed pages waiting for a
+    /// checkpoint are held to four times this (1 MiB at least): beyond it, a writer that would grow the data file
+    /// runs a checkpoint first. Default 32 MiB.
     /// </summary>
     public long CheckpointThreshold { get; set; } = 32L << 20;
 

@@ -121,25 +121,49 @@ internal sealed unsafe class FreeSpaceMap
     private static ulong* Words(byte* bitmap) => (ulong*)(bitmap + PageHeader.Size);
 
     /// <summary>
+    /// Freed pages waiting for readers (or, for the owner, a checkpoint) at which the file no longer grows
+    /// without first asking <see cref="MakeReusable"/>.
+    /// </summary>
+    public long WaitingLimit { get; set; } = long.MaxValue;
+
+    /// <summary>
+    /// Asked before the file grows while <see cref="WaitingLimit"/> freed pages or more wait to become
+    /// reusable: it may make some reusable (through <see cref="ReleaseUpTo"/>) and return true, and the search
+    /// is tried once more. Without it a writer that outruns what holds those pages back grows the file by the
+    /// lag, and the file never shrinks.
+    /// </summary>
+    public Func<bool>? MakeReusable { get; set; }
+
+    /// <summary>Freed pages that are not reusable yet (a reader may still see them, or this transaction freed them).</summary>
+    public long WaitingPages => _pending.Count;
+
+    /// <summary>
     /// Finds <paramref name="count"/> contiguous free pages that no reader can see, or takes them from the end
     /// of the file (raising <paramref name="pageCount"/>).
     /// </summary>
     public long Allocate(int count, IBitmapPageAccess io, ref long pageCount)
     {
-        if (count < _shortestMissingRun && FreePages - _pending.Count >= count)
+        long found = Reuse(count, io, pageCount);
+        if (found < 0 && _pending.Count >= WaitingLimit && MakeReusable is { } makeReusable && makeReusable())
+            found = Reuse(count, io, pageCount);
+        return found >= 0 ? found : Extend(count, io, ref pageCount);
+    }
+
+    /// <summary>A run of <paramref name="count"/> reusable pages inside the file, taken; or -1.</summary>
+    private long Reuse(int count, IBitmapPageAccess io, long pageCount)
+    {
+        if (count >= _shortestMissingRun || FreePages - _pending.Count < count) return -1;
+        long found = FindRun(count, io, _hint, pageCount);
+        if (found < 0 && _hint > 0) found = FindRun(count, io, 0, Math.Min(pageCount, _hint + count));
+        if (found < 0)
         {
-            long found = FindRun(count, io, _hint, pageCount);
-            if (found < 0 && _hint > 0) found = FindRun(count, io, 0, Math.Min(pageCount, _hint + count));
-            if (found >= 0)
-            {
-                SetBits(io, found, count, free: false);
-                _transactionFreeBitsDelta -= count;
-                _hint = found + count;
-                return found;
-            }
             _shortestMissingRun = count;
+            return -1;
         }
-        return Extend(count, io, ref pageCount);
+        SetBits(io, found, count, free: false);
+        _transactionFreeBitsDelta -= count;
+        _hint = found + count;
+        return found;
     }
 
     private long Extend(int count, IBitmapPageAccess io, ref long pageCount)

@@ -1,0 +1,119 @@
+using StorageEngine.Platform;
+
+namespace StorageEngine.Tests.Durability;
+
+/// <summary>
+/// A page freed after the last checkpoint is reused only once a checkpoint covers it. A writer that outruns the
+/// background checkpoints (slow syncs, or commits kept in flight) must not grow the data file by their lag: past
+/// four checkpoint thresholds of waiting pages it runs a checkpoint itself before it grows the file.
+/// </summary>
+public sealed class FreedPageReuseTests
+{
+    private const int Keys = 3_000;
+    private const int Transactions = 300;
+    private const int UpdatesPerTransaction = 40;
+    private const long CheckpointThreshold = 256 << 10;
+    private const int PageSize = 4096;
+    private static readonly TimeSpan SlowSync = TimeSpan.FromMilliseconds(20);
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task AWriterThatOutrunsCheckpointsReusesFreedPagesInsteadOfGrowingTheFile(bool commitsInFlight)
+    {
+        var (bounded, usedPages, mostFreedByOne) = await RunChurn(commitsInFlight, writerMayCheckpoint: true);
+        var (unbounded, _, _) = await RunChurn(commitsInFlight, writerMayCheckpoint: false);
+
+        // Waiting pages reach the limit, the last transaction's frees come on top, and the file may hold a
+        // bitmap section's slack: nothing proportional to the number of transactions.
+        long limit = 4 * CheckpointThreshold / PageSize;
+        long bound = usedPages + limit + 2 * mostFreedByOne + 64;
+        Assert.True(bounded <= bound, $"the data file grew to {bounded} pages; {usedPages} in use, bound {bound}.");
+        // The same churn without the writer's checkpoints shows the lag the test creates is real.
+        Assert.True(unbounded > 2 * bound, $"without the writer's checkpoints the file reached only {unbounded} pages (bound {bound}): the checkpoints did not lag.");
+    }
+
+    /// <summary>
+    /// Rewrites random values of a loaded tree while every background checkpoint's data sync is slow. Returns
+    /// the file's pages at the end, the pages in use then, and the most pages one transaction freed.
+    /// </summary>
+    private static async Task<(long Pages, long Used, long MostFreedByOne)> RunChurn(bool commitsInFlight, bool writerMayCheckpoint)
+    {
+        var fileSystem = new CrashingFileSystem(new MemoryFileSystem());
+        fileSystem.OnChange = what =>
+        {
+            if (what.StartsWith("syncing ", StringComparison.Ordinal) && what.EndsWith(".sedb", StringComparison.Ordinal)
+                && Thread.CurrentThread.Name == "StorageEngine checkpointer")
+                Thread.Sleep(SlowSync);
+        };
+        var options = new StorageEnvironmentOptions
+        {
+            Path = "/db",
+            FileSystem = fileSystem,
+            CheckpointThreshold = CheckpointThreshold,
+            CheckpointInterval = TimeSpan.FromMinutes(10),
+        };
+        var model = new Dictionary<int, byte[]>();
+        var random = new Random(17);
+        long mostFreed = 0;
+        using (var environment = StorageEnvironment.Open(options))
+        {
+            if (!writerMayCheckpoint) environment.FreeSpace.MakeReusable = null;
+            using (var load = environment.BeginWrite())
+            {
+                var tree = load.CreateTree("t");
+                for (int key = 0; key < Keys; key++) tree.Put(Key(key), model[key] = Value(random));
+                load.Commit();
+            }
+            var inFlight = new Queue<ValueTask>();
+            for (int i = 0; i < Transactions; i++)
+            {
+                using var transaction = environment.BeginWrite();
+                long waitingBefore = environment.FreeSpace.WaitingPages;
+                var tree = transaction.OpenTree("t")!;
+                for (int j = 0; j < UpdatesPerTransaction; j++)
+                {
+                    int key = random.Next(Keys);
+                    tree.Put(Key(key), model[key] = Value(random));
+                }
+                // Pages it freed, less any a checkpoint it ran made reusable: a lower bound is enough here.
+                mostFreed = Math.Max(mostFreed, environment.FreeSpace.WaitingPages - waitingBefore);
+                if (commitsInFlight)
+                {
+                    inFlight.Enqueue(transaction.CommitAsync());
+                    while (inFlight.Count >= 4) await inFlight.Dequeue();
+                }
+                else transaction.Commit();
+            }
+            while (inFlight.Count > 0) await inFlight.Dequeue();
+
+            var statistics = environment.GetStatistics();
+            var report = environment.Check();
+            Assert.True(report.IsHealthy, string.Join("; ", report.Problems));
+            AssertContents(environment, model);
+            var result = (statistics.PageCount, statistics.PageCount - statistics.FreePages, mostFreed);
+            environment.SimulateCrash();
+            fileSystem.Inner.SimulatePowerLoss();
+            using var reopened = StorageEnvironment.Open(options);
+            AssertContents(reopened, model);
+            return result;
+        }
+    }
+
+    private static void AssertContents(StorageEnvironment environment, Dictionary<int, byte[]> model)
+    {
+        using var read = environment.BeginRead();
+        var tree = read.OpenTree("t")!;
+        Assert.Equal(model.Count, tree.Count);
+        foreach (var (key, value) in model) Assert.Equal(value, tree.Get(Key(key)));
+    }
+
+    private static byte[] Key(int key) => BitConverter.GetBytes(System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(key));
+
+    private static byte[] Value(Random random)
+    {
+        var value = new byte[300];
+        random.NextBytes(value);
+        return value;
+    }
+}
