@@ -5,7 +5,8 @@ namespace StorageEngine.Tests.Durability;
 /// <summary>
 /// A page freed after the last checkpoint is reused only once a checkpoint covers it. A writer that outruns the
 /// background checkpoints (slow syncs, or commits kept in flight) must not grow the data file by their lag: past
-/// four checkpoint thresholds of waiting pages it runs a checkpoint itself before it grows the file.
+/// four checkpoint thresholds of waiting pages it runs a checkpoint itself before it grows the file, and a power
+/// loss at any point of that keeps every acknowledged commit.
 /// </summary>
 public sealed class FreedPageReuseTests
 {
@@ -33,49 +34,69 @@ public sealed class FreedPageReuseTests
         Assert.True(unbounded > 2 * bound, $"without the writer's checkpoints the file reached only {unbounded} pages (bound {bound}): the checkpoints did not lag.");
     }
 
+    [Theory]
+    [InlineData(3)]
+    [InlineData(11)]
+    [InlineData(29)]
+    public void APowerLossWhileTheWriterRunsCheckpointsKeepsEveryAcknowledgedCommit(int seed)
+    {
+        var random = new Random(seed);
+        var fileSystem = SlowBackgroundSyncs();
+        var options = Options(fileSystem);
+        var acknowledged = new Dictionary<int, byte[]>();
+        Dictionary<int, byte[]>? cutShort = null;
+        var environment = StorageEnvironment.Open(options);
+        Load(environment, acknowledged, random);
+        // Each transaction makes a few dozen file changes (its journal write, and the checkpoints' writes and syncs).
+        fileSystem.CrashAfter(random.Next(200, 4_000));
+        for (int i = 0; i < Transactions && !fileSystem.HasCrashed; i++)
+        {
+            var attempt = new Dictionary<int, byte[]>(acknowledged);
+            try
+            {
+                using var transaction = environment.BeginWrite();
+                UpdateRandomValues(transaction, attempt, random);
+                transaction.Commit();
+                acknowledged = attempt;
+            }
+            catch (Exception) when (fileSystem.HasCrashed)
+            {
+                cutShort = attempt;
+            }
+        }
+        Assert.True(fileSystem.HasCrashed, "the run ended before the crash point");
+        environment.SimulateCrash();
+        fileSystem.Disarm();
+        fileSystem.Inner.SimulatePowerLoss(random, tearWrites: true);
+
+        using var reopened = StorageEnvironment.Open(options);
+        var report = reopened.Check();
+        Assert.True(report.IsHealthy, string.Join("; ", report.Problems));
+        // The commit the crash cut short may have reached the journal or not: wholly present or wholly absent.
+        if (cutShort is null || !Matches(reopened, cutShort)) AssertContents(reopened, acknowledged);
+    }
+
     /// <summary>
     /// Rewrites random values of a loaded tree while every background checkpoint's data sync is slow. Returns
     /// the file's pages at the end, the pages in use then, and the most pages one transaction freed.
     /// </summary>
     private static async Task<(long Pages, long Used, long MostFreedByOne)> RunChurn(bool commitsInFlight, bool writerMayCheckpoint)
     {
-        var fileSystem = new CrashingFileSystem(new MemoryFileSystem());
-        fileSystem.OnChange = what =>
-        {
-            if (what.StartsWith("syncing ", StringComparison.Ordinal) && what.EndsWith(".sedb", StringComparison.Ordinal)
-                && Thread.CurrentThread.Name == "StorageEngine checkpointer")
-                Thread.Sleep(SlowSync);
-        };
-        var options = new StorageEnvironmentOptions
-        {
-            Path = "/db",
-            FileSystem = fileSystem,
-            CheckpointThreshold = CheckpointThreshold,
-            CheckpointInterval = TimeSpan.FromMinutes(10),
-        };
+        var fileSystem = SlowBackgroundSyncs();
+        var options = Options(fileSystem);
         var model = new Dictionary<int, byte[]>();
         var random = new Random(17);
         long mostFreed = 0;
         using (var environment = StorageEnvironment.Open(options))
         {
             if (!writerMayCheckpoint) environment.FreeSpace.MakeReusable = null;
-            using (var load = environment.BeginWrite())
-            {
-                var tree = load.CreateTree("t");
-                for (int key = 0; key < Keys; key++) tree.Put(Key(key), model[key] = Value(random));
-                load.Commit();
-            }
+            Load(environment, model, random);
             var inFlight = new Queue<ValueTask>();
             for (int i = 0; i < Transactions; i++)
             {
                 using var transaction = environment.BeginWrite();
                 long waitingBefore = environment.FreeSpace.WaitingPages;
-                var tree = transaction.OpenTree("t")!;
-                for (int j = 0; j < UpdatesPerTransaction; j++)
-                {
-                    int key = random.Next(Keys);
-                    tree.Put(Key(key), model[key] = Value(random));
-                }
+                UpdateRandomValues(transaction, model, random);
                 // Pages it freed, less any a checkpoint it ran made reusable: a lower bound is enough here.
                 mostFreed = Math.Max(mostFreed, environment.FreeSpace.WaitingPages - waitingBefore);
                 if (commitsInFlight)
@@ -98,6 +119,52 @@ public sealed class FreedPageReuseTests
             AssertContents(reopened, model);
             return result;
         }
+    }
+
+    /// <summary>A file system on which every data-file sync of the background checkpointer takes <see cref="SlowSync"/>.</summary>
+    private static CrashingFileSystem SlowBackgroundSyncs()
+    {
+        var fileSystem = new CrashingFileSystem(new MemoryFileSystem());
+        fileSystem.OnChange = what =>
+        {
+            if (what.StartsWith("syncing ", StringComparison.Ordinal) && what.EndsWith(".sedb", StringComparison.Ordinal)
+                && Thread.CurrentThread.Name == "StorageEngine checkpointer")
+                Thread.Sleep(SlowSync);
+        };
+        return fileSystem;
+    }
+
+    private static StorageEnvironmentOptions Options(IFileSystem fileSystem) => new()
+    {
+        Path = "/db",
+        FileSystem = fileSystem,
+        CheckpointThreshold = CheckpointThreshold,
+        CheckpointInterval = TimeSpan.FromMinutes(10),
+    };
+
+    private static void Load(StorageEnvironment environment, Dictionary<int, byte[]> model, Random random)
+    {
+        using var load = environment.BeginWrite();
+        var tree = load.CreateTree("t");
+        for (int key = 0; key < Keys; key++) tree.Put(Key(key), model[key] = Value(random));
+        load.Commit();
+    }
+
+    private static void UpdateRandomValues(WriteTransaction transaction, Dictionary<int, byte[]> model, Random random)
+    {
+        var tree = transaction.OpenTree("t")!;
+        for (int j = 0; j < UpdatesPerTransaction; j++)
+        {
+            int key = random.Next(Keys);
+            tree.Put(Key(key), model[key] = Value(random));
+        }
+    }
+
+    private static bool Matches(StorageEnvironment environment, Dictionary<int, byte[]> model)
+    {
+        using var read = environment.BeginRead();
+        var tree = read.OpenTree("t")!;
+        return tree.Count == model.Count && model.All(pair => tree.Get(Key(pair.Key)) is { } value && value.AsSpan().SequenceEqual(pair.Value));
     }
 
     private static void AssertContents(StorageEnvironment environment, Dictionary<int, byte[]> model)
