@@ -150,22 +150,27 @@ internal sealed class UnwrittenPages
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     public ArraySegment<KeyValuePair<long, Entry>> Collect()
     {
+        long[] pages;
+        KeyValuePair<long, Entry>[] entries;
+        int count;
         lock (_mutation)
         {
             _collecting++;
-            int count = _entries.Count;
-            var pages = ArrayPool<long>.Shared.Rent(count);
-            var entries = ArrayPool<KeyValuePair<long, Entry>>.Shared.Rent(count);
+            count = _entries.Count;
+            pages = ArrayPool<long>.Shared.Rent(count);
+            entries = ArrayPool<KeyValuePair<long, Entry>>.Shared.Rent(count);
             int i = 0;
             foreach (var pair in _entries)
             {
                 pages[i] = pair.Key;
                 entries[i++] = pair;
             }
-            Array.Sort(pages, entries, 0, count);
-            ArrayPool<long>.Shared.Return(pages);
-            return new ArraySegment<KeyValuePair<long, Entry>>(entries, 0, count);
         }
+        // Sorted outside the lock: the arrays are the collector's own, and a commit adding its pages meanwhile
+        // must not wait for the sort (a millisecond or more for a full threshold of pages).
+        Array.Sort(pages, entries, 0, count);
+        ArrayPool<long>.Shared.Return(pages);
+        return new ArraySegment<KeyValuePair<long, Entry>>(entries, 0, count);
     }
 
     /// <summary>Ends a <see cref="Collect"/>, taking back its array.</summary>
