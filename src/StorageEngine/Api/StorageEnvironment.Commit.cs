@@ -223,7 +223,7 @@ public sealed partial class StorageEnvironment
             lock (_dataPageWrites)
             {
                 WriteJournaledRuns(member.Runs);
-                _unwritten?.Drop(member.Pages, published);
+                _unwritten?.Drop(member.Pages);
             }
         }
         _unwritten?.MarkFreed(member.Freed, member.TransactionId);

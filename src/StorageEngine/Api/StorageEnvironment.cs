@@ -141,7 +141,7 @@ public sealed partial class StorageEnvironment : IDisposable
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
                     if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
                 }
-                _unwritten = new UnwrittenPages();
+                _unwritten = new UnwrittenPages(() => Volatile.Read(ref _current).TransactionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
@@ -285,11 +285,16 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfWriteFailed();
         _pending.ReleaseCompleted(_pool);
+        // The published snapshot, then the readers: a reader registering after this read of the readers checks
+        // the current snapshot after registering (see BeginRead), so it holds one at least as new as this. Read
+        // the other way round, a commit published in between (group commits publish from other threads) let a
+        // reader registered meanwhile on an older snapshot go unseen.
+        long publishedId = Volatile.Read(ref _current).TransactionId;
         long oldestReader = _readers.Oldest();
-        _unwritten?.ReleaseRetired(oldestReader, _pending.OldestTransactionId, _pool);
+        _unwritten?.ReleaseRetired(_readers, _pending.OldestTransactionId, _pool);
         ThrowIfWriteFailed();
         var published = Volatile.Read(ref _current);
-        long oldest = Math.Min(oldestReader, published.TransactionId);
+        long oldest = Math.Min(oldestReader, publishedId);
         _data.ReleaseRetired(oldest);
         // A page freed after the last checkpoint must not be overwritten until one covers it: recovery may
         // need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after
@@ -311,8 +316,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// </summary>
     private bool CheckpointForReuse()
     {
-        long oldestReader = _readers.Oldest();
         long published = Volatile.Read(ref _current).TransactionId;
+        long oldestReader = _readers.Oldest();
         // Only when the checkpoint is what holds them back: not a reader, not commits still on their way to the journal.
         if (Volatile.Read(ref _checkpointedTransactionId) >= Math.Min(oldestReader, published)) return false;
         try
@@ -326,8 +331,8 @@ public sealed partial class StorageEnvironment : IDisposable
             return false;
         }
         // Read again, in the order the start of a transaction reads them: a reader may have begun meanwhile.
-        oldestReader = _readers.Oldest();
         published = Volatile.Read(ref _current).TransactionId;
+        oldestReader = _readers.Oldest();
         _freeSpace.ReleaseUpTo(Math.Min(Math.Min(oldestReader, published), Volatile.Read(ref _checkpointedTransactionId)));
         return true;
     }
@@ -395,7 +400,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 _data.Flush();
                 Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
                 // The data file holds them now; dropped before the checkpoint lets their freed pages be reused.
-                if (written is { } collected) _unwritten!.Remove(collected, Volatile.Read(ref _current).TransactionId);
+                if (written is { } collected) _unwritten!.Remove(collected);
             }
             catch (IOException e)
             {

@@ -30,6 +30,10 @@ internal sealed class UnwrittenPages
     private long _bytes;
     // Checkpoints or backups writing collected buffers out: nothing retired is freed meanwhile.
     private int _collecting;
+    private readonly Func<long> _newestSnapshot;
+
+    /// <param name="newestSnapshot">The newest snapshot a reader may take now: what a removed buffer is retired at.</param>
+    public UnwrittenPages(Func<long> newestSnapshot) => _newestSnapshot = newestSnapshot;
 
     /// <summary>One page (or overflow run) as a commit left it.</summary>
     /// <remarks>Set before it is published and unchanged while a reader may find it.</remarks>
@@ -122,22 +126,24 @@ internal sealed class UnwrittenPages
 
     /// <summary>
     /// Forgets the versions of these pages held here because the data file now has newer ones (a commit that
-    /// wrote its pages directly), retiring them at <paramref name="publishedId"/>.
+    /// wrote its pages directly), retiring them (see <see cref="StampRetired"/>).
     /// </summary>
-    public void Drop(List<CommittedRun> pages, long publishedId)
+    public void Drop(List<CommittedRun> pages)
     {
         if (IsEmpty) return;
         lock (_mutation)
         {
+            int first = _retired.Count;
             foreach (var run in pages)
             {
                 if (_entries.Remove(run.FirstPage, out var removed))
                 {
                     removed.Superseded = true;
                     Set(run.FirstPage, null);
-                    Retire(removed, publishedId, counted: true);
+                    Retire(removed, long.MaxValue, counted: true);
                 }
             }
+            StampRetired(first);
         }
     }
 
@@ -195,24 +201,38 @@ internal sealed class UnwrittenPages
 
     /// <summary>
     /// After a checkpoint wrote and synced <paramref name="written"/>: drops each entry still holding the version
-    /// written (a newer one stays), retiring it at <paramref name="publishedId"/>.
+    /// written (a newer one stays), retiring it (see <see cref="StampRetired"/>).
     /// </summary>
-    public void Remove(ArraySegment<KeyValuePair<long, Entry>> written, long publishedId)
+    public void Remove(ArraySegment<KeyValuePair<long, Entry>> written)
     {
         lock (_mutation)
         {
+            int first = _retired.Count;
             foreach (var pair in written)
             {
                 if (_entries.TryGetValue(pair.Key, out var current) && ReferenceEquals(current, pair.Value))
                 {
                     _entries.Remove(pair.Key);
                     Set(pair.Key, null);
-                    Retire(pair.Value, publishedId, counted: true);
+                    Retire(pair.Value, long.MaxValue, counted: true);
                 }
             }
+            StampRetired(first);
         }
-        // Removed, then fenced: a reader that found an entry registered before, and the release sees it.
+    }
+
+    /// <summary>
+    /// Stamps the entries retired from index <paramref name="first"/> on, once they can no longer be found, with
+    /// the newest snapshot now. A reader that found one registered before the fence, at a snapshot no newer
+    /// than that stamp, so the release waits for it. A stamp read before the removal (as it once was) could be
+    /// older than a commit published meanwhile, whose readers could find the entry and see it freed under them.
+    /// </summary>
+    private void StampRetired(int first)
+    {
+        if (first == _retired.Count) return;
         Interlocked.MemoryBarrier();
+        long retiredAt = _newestSnapshot();
+        for (int i = first; i < _retired.Count; i++) _retired[i] = (retiredAt, _retired[i].Entry);
     }
 
     /// <summary>
@@ -221,11 +241,15 @@ internal sealed class UnwrittenPages
     /// writer may still find pages of in <see cref="PendingPages"/>. The caller holds the write lock, so no
     /// writer holds a pointer into them either.
     /// </summary>
-    public void ReleaseRetired(long oldestReader, long oldestPending, PageBufferPool pool)
+    public void ReleaseRetired(ReaderTable readers, long oldestPending, PageBufferPool pool)
     {
         lock (_mutation)
         {
             if (_retired.Count == 0 || _collecting > 0) return;
+            // Read under the lock, after every stamp it will compare: a reader that registered before a stamp
+            // was taken is seen here. Read before the lock, it could miss a reader that found an entry which a
+            // checkpoint then removed and stamped.
+            long oldestReader = readers.Oldest();
             int kept = 0;
             for (int i = 0; i < _retired.Count; i++)
             {
