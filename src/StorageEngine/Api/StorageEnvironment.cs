@@ -285,22 +285,12 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         ThrowIfWriteFailed();
         _pending.ReleaseCompleted(_pool);
-        // The published snapshot, then the readers: a reader registering after this read of the readers checks
-        // the current snapshot after registering (see BeginRead), so it holds one at least as new as this. Read
-        // the other way round, a commit published in between (group commits publish from other threads) let a
-        // reader registered meanwhile on an older snapshot go unseen.
-        long publishedId = Volatile.Read(ref _current).TransactionId;
-        long oldestReader = _readers.Oldest();
+        long oldest = OldestVisibleSnapshot();
         _unwritten?.ReleaseRetired(_readers, _pending.OldestTransactionId, _pool);
         ThrowIfWriteFailed();
         var published = Volatile.Read(ref _current);
-        long oldest = Math.Min(oldestReader, publishedId);
         _data.ReleaseRetired(oldest);
-        // A page freed after the last checkpoint must not be overwritten until one covers it: recovery may
-        // need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after
-        // the checkpoint while the page cache already wrote later pages.
-        if (_journal is not null) oldest = Math.Min(oldest, Volatile.Read(ref _checkpointedTransactionId));
-        _freeSpace.ReleaseUpTo(oldest);
+        _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(oldest));
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = PageSourceFor(snapshot);
@@ -316,10 +306,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// </summary>
     private bool CheckpointForReuse()
     {
-        long published = Volatile.Read(ref _current).TransactionId;
-        long oldestReader = _readers.Oldest();
         // Only when the checkpoint is what holds them back: not a reader, not commits still on their way to the journal.
-        if (Volatile.Read(ref _checkpointedTransactionId) >= Math.Min(oldestReader, published)) return false;
+        if (Volatile.Read(ref _checkpointedTransactionId) >= OldestVisibleSnapshot()) return false;
         try
         {
             CheckpointCore();
@@ -330,12 +318,32 @@ public sealed partial class StorageEnvironment : IDisposable
             _logger.LogWarning(e, "A checkpoint run to reuse freed pages failed; the data file grows instead.");
             return false;
         }
-        // Read again, in the order the start of a transaction reads them: a reader may have begun meanwhile.
-        published = Volatile.Read(ref _current).TransactionId;
-        oldestReader = _readers.Oldest();
-        _freeSpace.ReleaseUpTo(Math.Min(Math.Min(oldestReader, published), Volatile.Read(ref _checkpointedTransactionId)));
+        // Read again: a reader may have begun meanwhile.
+        _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(OldestVisibleSnapshot()));
         return true;
     }
+
+    /// <summary>
+    /// The oldest snapshot a reader may hold now (the published one when no reader is older). The published
+    /// snapshot is read before the readers: a reader registering after that read of the readers checks the
+    /// current snapshot after registering (see <see cref="BeginRead"/>), so it holds one at least as new. Read the
+    /// other way round, a commit published in between (group commits publish from other threads) let a reader
+    /// registered meanwhile on an older snapshot go unseen.
+    /// </summary>
+    private long OldestVisibleSnapshot()
+    {
+        long published = Volatile.Read(ref _current).TransactionId;
+        return Math.Min(_readers.Oldest(), published);
+    }
+
+    /// <summary>
+    /// The newest transaction whose freed pages may be reused, given <paramref name="oldestVisible"/>. With a
+    /// journal, a page freed after the last checkpoint must not be overwritten until one covers it: recovery may
+    /// need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after the
+    /// checkpoint while the page cache already wrote later pages.
+    /// </summary>
+    private long FreedPagesReusableUpTo(long oldestVisible) =>
+        _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
 
     private void ThrowIfWriteFailed()
     {
