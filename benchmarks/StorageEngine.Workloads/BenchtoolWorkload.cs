@@ -70,7 +70,7 @@ internal static class BenchtoolWorkload
                 Span<byte> key = stackalloc byte[KeySize];
                 Keys.Random16(RandomSeed, Keys.Uniform(51, i, written), key);
                 if (store.Get(key, values[t]) < 0) throw new InvalidOperationException("a written key was not found");
-            }, warmUp: true);
+            }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, "point read", ops, readers, 1, "ops/s", 0, live));
         }
         {
@@ -80,7 +80,7 @@ internal static class BenchtoolWorkload
                 Span<byte> key = stackalloc byte[KeySize];
                 Keys.Random16(RandomSeed, Keys.Uniform(52, i, written), key);
                 store.Scan(key, 100);
-            }, warmUp: true);
+            }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, "range scan 100", ops, threads, 1, "scans/s", 0, live,
                 note: "from a random existing key"));
         }

@@ -61,7 +61,7 @@ internal static class UcsbWorkload
                 Span<byte> key = stackalloc byte[KeySize];
                 Keys.Int64(Keys.Uniform(11, i, n), key);
                 store.Get(key, values[t]);
-            }, warmUp: true);
+            }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, "Read", ops, threads, 1, "ops/s", 0, Live()));
 
             long calls = Math.Max(threads, n / 64);
@@ -71,7 +71,7 @@ internal static class UcsbWorkload
                 var b = buffers[t];
                 for (int j = 0; j < batch; j++) Keys.Int64(Keys.Uniform(12, call * batch + j, n), b.Key(j));
                 store.GetBatch(b.KeyList(batch), scratch[t]);
-            }, warmUp: true);
+            }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, $"BatchRead({batch})", ops, threads, batch, "keys/s", 0, Live(),
                 note: "latency per batch"));
 
@@ -81,7 +81,7 @@ internal static class UcsbWorkload
                 Span<byte> key = stackalloc byte[KeySize];
                 Keys.Int64(Keys.Uniform(13, call, n), key);
                 store.Scan(key, batch);
-            }, warmUp: true);
+            }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, $"RangeSelect({batch})", ops, threads, batch, "keys/s", 0, Live(),
                 note: "latency per range"));
 

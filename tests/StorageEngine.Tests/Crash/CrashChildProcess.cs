@@ -82,6 +82,9 @@ internal sealed class CrashChildProcess : IDisposable
             UseShellExecute = false,
             StandardOutputEncoding = Encoding.ASCII,
         };
+        // A killed runtime cannot remove its diagnostic pipe and socket: thousands of crash cycles would leave
+        // thousands of them in the temporary directory.
+        start.Environment["DOTNET_EnableDiagnostics"] = "0";
         start.ArgumentList.Add(child);
         foreach (string argument in arguments) start.ArgumentList.Add(argument);
         var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start the crash child.");
