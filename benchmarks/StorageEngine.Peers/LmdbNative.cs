@@ -39,6 +39,8 @@ internal static unsafe partial class LmdbNative
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_txn_begin(IntPtr env, IntPtr parent, uint flags, out IntPtr txn);
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_txn_commit(IntPtr txn);
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial void mdb_txn_abort(IntPtr txn);
+    [LibraryImport(NativeLibraries.Lmdb)] internal static partial void mdb_txn_reset(IntPtr txn);
+    [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_txn_renew(IntPtr txn);
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_dbi_open(IntPtr txn, byte* name, uint flags, out uint dbi);
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_put(IntPtr txn, uint dbi, MDB_val* key, MDB_val* data, uint flags);
     [LibraryImport(NativeLibraries.Lmdb)] internal static partial int mdb_get(IntPtr txn, uint dbi, MDB_val* key, MDB_val* data);

@@ -4,7 +4,10 @@ using static LmdbNative;
 
 /// <summary>
 /// LMDB with its defaults: Durable syncs on every commit (the default flags), ProcessCrash adds MDB_NOSYNC.
-/// MDB_NOTLS lets a read transaction live on any thread; every read opens its own.
+/// Reads use LMDB's fast path for short read transactions: each thread keeps one read-only transaction and
+/// renews it for every read and resets it after (<c>mdb_txn_renew</c> / <c>mdb_txn_reset</c>). The handle then
+/// keeps its reader slot, where beginning a transaction per read takes the reader table's lock to find one
+/// (with MDB_NOTLS on every begin), a lock two reading threads contend for.
 /// </summary>
 public sealed unsafe class LmdbStore : IKeyValueStore
 {
@@ -12,6 +15,10 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     private readonly uint _dbi;
     private const long MapSize = 64L << 30;
     private int _disposed;
+    // One reset read transaction per thread that has read; all of them, also those of threads that have ended,
+    // are aborted before the environment closes.
+    private readonly ThreadLocal<IntPtr> _threadReader = new();
+    private readonly System.Collections.Concurrent.ConcurrentBag<IntPtr> _readers = new();
 
     /// <summary>Opens or creates the environment in <paramref name="directory"/> (map size 64 GiB, sparse).</summary>
     public LmdbStore(string directory, DurabilityTier tier)
@@ -99,21 +106,36 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     /// <inheritdoc />
     public int Get(ReadOnlySpan<byte> key, Span<byte> destination)
     {
-        Check(mdb_txn_begin(_env, IntPtr.Zero, MDB_RDONLY, out var txn), nameof(mdb_txn_begin));
+        var txn = BeginRead();
         try
         {
             return GetIn(txn, key, destination);
         }
         finally
         {
-            mdb_txn_abort(txn);
+            mdb_txn_reset(txn);
         }
+    }
+
+    /// <summary>This thread's read transaction, renewed on the newest snapshot; reset it when done.</summary>
+    private IntPtr BeginRead()
+    {
+        var txn = _threadReader.Value;
+        if (txn != IntPtr.Zero)
+        {
+            Check(mdb_txn_renew(txn), nameof(mdb_txn_renew));
+            return txn;
+        }
+        Check(mdb_txn_begin(_env, IntPtr.Zero, MDB_RDONLY, out txn), nameof(mdb_txn_begin));
+        _readers.Add(txn);
+        _threadReader.Value = txn;
+        return txn;
     }
 
     /// <inheritdoc />
     public int GetBatch(ReadOnlySpan<ReadOnlyMemory<byte>> keys, Span<byte> scratch)
     {
-        Check(mdb_txn_begin(_env, IntPtr.Zero, MDB_RDONLY, out var txn), nameof(mdb_txn_begin));
+        var txn = BeginRead();
         try
         {
             int found = 0;
@@ -123,7 +145,7 @@ public sealed unsafe class LmdbStore : IKeyValueStore
         }
         finally
         {
-            mdb_txn_abort(txn);
+            mdb_txn_reset(txn);
         }
     }
 
@@ -145,7 +167,7 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     /// <inheritdoc />
     public int Scan(ReadOnlySpan<byte> start, int count, bool backward = false)
     {
-        Check(mdb_txn_begin(_env, IntPtr.Zero, MDB_RDONLY, out var txn), nameof(mdb_txn_begin));
+        var txn = BeginRead();
         IntPtr cursor = IntPtr.Zero;
         try
         {
@@ -182,13 +204,16 @@ public sealed unsafe class LmdbStore : IKeyValueStore
         finally
         {
             if (cursor != IntPtr.Zero) mdb_cursor_close(cursor);
-            mdb_txn_abort(txn);
+            mdb_txn_reset(txn);
         }
     }
 
     /// <inheritdoc />
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) == 0) mdb_env_close(_env);
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        foreach (var txn in _readers) mdb_txn_abort(txn);
+        _threadReader.Dispose();
+        mdb_env_close(_env);
     }
 }
