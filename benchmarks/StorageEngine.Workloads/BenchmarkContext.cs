@@ -37,12 +37,15 @@ internal sealed class BenchmarkContext
 
     /// <summary>
     /// Runs <paramref name="body"/> for each engine offering the tier (and passing <paramref name="where"/>); a failing
-    /// engine is reported, not fatal.
+    /// engine is reported, not fatal. Each repeat starts one engine further down the list, so that with
+    /// <c>--repeats</c> no engine always runs first (on a cold page cache, a just-started JIT) or always right
+    /// after another engine's writes are still being flushed.
     /// </summary>
     internal void ForEachEngine(string workload, DurabilityTier tier, Action<PeerEngine> body, Func<PeerEngine, bool>? where = null)
     {
-        foreach (var engine in Engines)
+        for (int i = 0; i < Engines.Count; i++)
         {
+            var engine = Engines[(i + Repeat) % Engines.Count];
             if (!engine.Supports(tier) || (where is not null && !where(engine))) continue;
             if (!WarmUp) Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} {engine.Name} ({tier})");
             try

@@ -29,7 +29,8 @@ internal sealed class RunnerOptions
           --engines a,b,...       storageengine,lmdb,rocksdb,sqlite,esent (default all that load)
           --out DIR               where results.csv/results.json go (default ./benchmark-results)
           --data DIR              where the engines' files go (default OUT/data); the floor is measured there
-          --repeats N             run each workload N times, report the run with the median ops/s (default 1)
+          --repeats N             run each workload N times, each starting with the next engine, and report
+                                  the run with the median ops/s (default 1)
           --scale F               multiply the item counts (e.g. 0.2)
           --max-phase-seconds S   stop a write phase after S seconds and report what it did (default 180 quick, 3600 full)
           --no-floor              skip measuring the machine's floor
