@@ -291,6 +291,11 @@ public sealed partial class StorageEnvironment : IDisposable
         var published = Volatile.Read(ref _current);
         _data.ReleaseRetired(oldest);
         _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(oldest));
+        if (_journal is not null)
+        {
+            // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
+            lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
+        }
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = PageSourceFor(snapshot);
@@ -384,6 +389,9 @@ public sealed partial class StorageEnvironment : IDisposable
     internal long UnwrittenBytes => _unwritten?.Bytes ?? 0;
 
     private readonly object _checkpointLock = new();
+    // Orders a checkpoint's choice of snapshot against the writer's early release of young freed pages.
+    private readonly object _reuseGate = new();
+    private long _checkpointStarted;
     private bool _filesClosed;
 
     /// <param name="closing">
@@ -396,7 +404,13 @@ public sealed partial class StorageEnvironment : IDisposable
         lock (_checkpointLock)
         {
             if (_filesClosed) return;
-            var snapshot = Volatile.Read(ref _current);
+            Snapshot snapshot;
+            // Young freed pages written before this snapshot may be live in its state: none is released early from now on.
+            lock (_reuseGate)
+            {
+                snapshot = Volatile.Read(ref _current);
+                _checkpointStarted = snapshot.TransactionId;
+            }
             if (snapshot.TransactionId == Header.CheckpointTransactionId && !closing) return;
             ThrowIfWriteFailed();
             long started = System.Diagnostics.Stopwatch.GetTimestamp();

@@ -10,7 +10,8 @@ namespace StorageEngine.Paging;
 /// changes them.
 /// A page freed by transaction F may still be read by snapshots older than F, so it is not handed out again
 /// until no reader is older than F (<see cref="ReleaseUpTo"/>); that bookkeeping lives only in memory,
-/// because after a restart no reader exists.
+/// because after a restart no reader exists. With a journal the owner also holds a freed page back until a
+/// checkpoint covers F, except a young one (<see cref="ReleaseYoung"/>).
 /// </summary>
 internal sealed unsafe class FreeSpaceMap
 {
@@ -21,6 +22,10 @@ internal sealed unsafe class FreeSpaceMap
     // One entry per page rather than an array per commit: no allocation per commit, none surviving until a checkpoint.
     private readonly Queue<(long TransactionId, long Page)> _pendingByTransaction = new();
     private readonly List<long> _transactionPending = new();
+    // Pages this transaction freed that were written after some checkpoint began, with the transaction that
+    // wrote them; at commit they join _youngByTransaction instead of _pendingByTransaction.
+    private readonly List<(long Page, long WrittenBy)> _transactionYoung = new();
+    private readonly Queue<(long TransactionId, long Page, long WrittenBy)> _youngByTransaction = new();
     private long _freeBits;
     private long _transactionFreeBitsDelta;
     private long _hint;
@@ -244,13 +249,27 @@ internal sealed unsafe class FreeSpaceMap
     /// Marks pages free. Pages that were never visible to a reader (allocated by this same transaction) are
     /// reusable at once; the others wait for the readers that may see them.
     /// </summary>
-    public void Free(long first, int count, bool reusableNow, IBitmapPageAccess io)
+    /// <param name="first">The first page of the run.</param>
+    /// <param name="count">Pages in the run.</param>
+    /// <param name="reusableNow">The run was taken by this same transaction: nothing committed ever held it.</param>
+    /// <param name="io">The bitmap pages.</param>
+    /// <param name="writtenBy">
+    /// For a single page whose committed version is not yet in the data file, the transaction that wrote it
+    /// (a lower bound will do); 0 otherwise. Such a page may be released by <see cref="ReleaseYoung"/>.
+    /// </param>
+    public void Free(long first, int count, bool reusableNow, IBitmapPageAccess io, long writtenBy = 0)
     {
         SetBits(io, first, count, free: true);
         _transactionFreeBitsDelta += count;
         if (reusableNow)
         {
             _shortestMissingRun = long.MaxValue;
+            return;
+        }
+        if (count == 1 && writtenBy > 0)
+        {
+            _pending.Add(first);
+            _transactionYoung.Add((first, writtenBy));
             return;
         }
         for (long p = first; p < first + count; p++)
@@ -307,7 +326,10 @@ internal sealed unsafe class FreeSpaceMap
         return changed;
     }
 
-    /// <summary>The writing transaction committed as <paramref name="transactionId"/>; returns how many pages it freed for later reuse.</summary>
+    /// <summary>
+    /// The writing transaction committed as <paramref name="transactionId"/>; returns how many pages it freed that
+    /// wait for a checkpoint (young ones left out: they usually need none).
+    /// </summary>
     public int Commit(long transactionId)
     {
         int freed = _transactionPending.Count;
@@ -315,6 +337,11 @@ internal sealed unsafe class FreeSpaceMap
         {
             foreach (long page in _transactionPending) _pendingByTransaction.Enqueue((transactionId, page));
             _transactionPending.Clear();
+        }
+        if (_transactionYoung.Count > 0)
+        {
+            foreach (var (page, writtenBy) in _transactionYoung) _youngByTransaction.Enqueue((transactionId, page, writtenBy));
+            _transactionYoung.Clear();
         }
         _freeBits += _transactionFreeBitsDelta;
         _transactionFreeBitsDelta = 0;
@@ -326,9 +353,38 @@ internal sealed unsafe class FreeSpaceMap
     {
         foreach (long p in _transactionPending) _pending.Remove(p);
         _transactionPending.Clear();
+        foreach (var (p, _) in _transactionYoung) _pending.Remove(p);
+        _transactionYoung.Clear();
         _transactionFreeBitsDelta = 0;
         _hint = 0;
         _shortestMissingRun = long.MaxValue;
+    }
+
+    /// <summary>False (for tests) makes young pages wait for a checkpoint like the others.</summary>
+    internal bool ReleasesYoungPages { get; set; } = true;
+
+    /// <summary>
+    /// Releases young pages (see <see cref="Free"/>) freed by transactions up to <paramref name="oldestVisible"/>,
+    /// which no reader can see any more. One written after <paramref name="checkpointStarted"/>, the snapshot of
+    /// the last checkpoint to begin, becomes reusable at once: no checkpointed state holds it, so neither recovery
+    /// nor a reader can need what the data file has there (recovery rebuilds it from its own record before any
+    /// diff uses it as a base), and a checkpoint that begins later covers its release. One written earlier may be
+    /// live in that checkpoint's state and joins the others waiting for a checkpoint (<see cref="ReleaseUpTo"/>).
+    /// The caller must make sure no checkpoint begins between its reading <paramref name="checkpointStarted"/>
+    /// and this call's end.
+    /// </summary>
+    public void ReleaseYoung(long oldestVisible, long checkpointStarted)
+    {
+        while (_youngByTransaction.TryPeek(out var next) && next.TransactionId <= oldestVisible)
+        {
+            _youngByTransaction.Dequeue();
+            if (next.WrittenBy > checkpointStarted && ReleasesYoungPages)
+            {
+                _pending.Remove(next.Page);
+                _shortestMissingRun = long.MaxValue;
+            }
+            else _pendingByTransaction.Enqueue((next.TransactionId, next.Page));
+        }
     }
 
     /// <summary>Pages freed by transactions up to <paramref name="oldestReader"/> become reusable.</summary>

@@ -122,9 +122,20 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         // The copy mostly equals the original, which stays intact on disk until a checkpoint covers its release.
         _dirty[newPageNumber].BasePage = pageNumber;
         ((PageHeader*)copy)->PageNumber = newPageNumber;
-        _freeSpace.Free(pageNumber, 1, reusableNow: false, this);
+        _freeSpace.Free(pageNumber, 1, reusableNow: false, this, WrittenSinceCheckpoint(pageNumber));
         _freedEarlier.Add(pageNumber);
         return copy;
+    }
+
+    /// <summary>
+    /// For a committed single page not yet in the data file, the transaction that wrote it (for a page of a
+    /// commit still on its way to the journal, the oldest such commit: a lower bound); 0 for a page the data
+    /// file holds. See <see cref="FreeSpaceMap.ReleaseYoung"/>.
+    /// </summary>
+    private long WrittenSinceCheckpoint(long pageNumber)
+    {
+        if (_pending is not null && _pending.TryGet(pageNumber, out var run)) return run.PageCount == 1 ? _pending.OldestTransactionId : 0;
+        return _base.WrittenBy(pageNumber);
     }
 
     public byte* AllocatePage(out long pageNumber) => AllocatePage(out pageNumber, clear: true);
@@ -160,7 +171,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             _tables.Recycle(run);
             return;
         }
-        _freeSpace.Free(first, count, reusableNow: false, this);
+        _freeSpace.Free(first, count, reusableNow: false, this, count == 1 ? WrittenSinceCheckpoint(first) : 0);
         _freedEarlier.Add(first);
     }
 

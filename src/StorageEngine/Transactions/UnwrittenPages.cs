@@ -9,8 +9,10 @@ namespace StorageEngine.Transactions;
 /// </summary>
 /// <remarks>
 /// Readers look pages up here before the mapping, without locking, in an array indexed by page number (one
-/// reference per page of the file; a hash lookup cost readers a third of their speed). Between two checkpoints a tree page number
-/// holds one version only (a freed page is reused only once a checkpoint covers its release); bitmap pages,
+/// reference per page of the file; a hash lookup cost readers a third of their speed). A page number may hold
+/// several versions between two checkpoints: a single page written and freed since the last checkpoint began is
+/// reused once no reader can see it (see <see cref="Paging.FreeSpaceMap.ReleaseYoung"/>), and its new version
+/// replaces the old one here; a new run over such pages supersedes the single pages it covers. Bitmap pages,
 /// which readers never read, change in place. Every removed buffer is retired, not freed: a reader or the
 /// writer may still hold a pointer into it, so it goes back to the pool only once every reader that could
 /// have found it is gone, and only under the write lock (see <see cref="ReleaseRetired"/>).
@@ -91,6 +93,34 @@ internal sealed class UnwrittenPages
         return false;
     }
 
+    /// <summary>
+    /// The transaction that wrote the version of single page <paramref name="page"/> held here, or 0 when none is
+    /// held (the data file has it). For a tree page, which never changes once committed, that is the transaction
+    /// that took the page.
+    /// </summary>
+    public long WrittenBy(long page)
+    {
+        var byPage = Volatile.Read(ref _byPage);
+        return (ulong)page < (ulong)byPage.Length && Volatile.Read(ref byPage[page]) is { } entry && entry.Run.PageCount == 1
+            ? entry.WrittenBy
+            : 0;
+    }
+
+    /// <summary>
+    /// Drops the single pages a new run of several pages now covers (pages reused early, see the remarks): a
+    /// checkpoint must not write such an older version over the run, and one that collected it already skips it.
+    /// </summary>
+    private void SupersedeCovered(CommittedRun run, long publishedId)
+    {
+        for (long page = run.FirstPage + 1; page < run.FirstPage + run.PageCount; page++)
+        {
+            if (!_entries.Remove(page, out var covered)) continue;
+            covered.Superseded = true;
+            Set(page, null);
+            Retire(covered, publishedId, counted: true);
+        }
+    }
+
     private void Set(long page, Entry? entry)
     {
         var byPage = _byPage;
@@ -114,6 +144,7 @@ internal sealed class UnwrittenPages
         {
             foreach (var run in pages)
             {
+                SupersedeCovered(run, publishedId);
                 if (_entries.TryGetValue(run.FirstPage, out var replaced)) Retire(replaced, publishedId);
                 else Volatile.Write(ref _count, _count + 1);
                 var entry = NewEntry(run, transactionId);
@@ -136,6 +167,7 @@ internal sealed class UnwrittenPages
             int first = _retired.Count;
             foreach (var run in pages)
             {
+                SupersedeCovered(run, long.MaxValue);
                 if (_entries.Remove(run.FirstPage, out var removed))
                 {
                     removed.Superseded = true;
