@@ -46,6 +46,9 @@ internal sealed class EngineRun : IDisposable
         _store = null;
     }
 
+    /// <summary>Opens the closed store again on its files, for phases that read what an earlier phase wrote.</summary>
+    internal void ReopenStore() => _store ??= Engine.Open(Directory, Tier);
+
     public void Dispose()
     {
         CloseStore();

@@ -51,6 +51,61 @@ public sealed class FreedPageReuseTests
     }
 
     [Theory]
+    [InlineData(DurabilityMode.Safe)]
+    [InlineData(DurabilityMode.Lazy)]
+    public void LargeValuesWrittenOverReusedYoungPagesSurviveCheckpointsAndAPowerLoss(DurabilityMode durability)
+    {
+        // Single pages written and freed between checkpoints are reused at once, here by large values taking
+        // several of them in one run while their older versions are still held for the checkpoint.
+        var fileSystem = new MemoryFileSystem();
+        var options = new StorageEnvironmentOptions
+        {
+            Path = "/db",
+            FileSystem = fileSystem,
+            Durability = durability,
+            CheckpointThreshold = long.MaxValue,
+            CheckpointInterval = TimeSpan.FromHours(1),
+        };
+        var random = new Random(5);
+        var model = new Dictionary<int, byte[]>();
+        var environment = StorageEnvironment.Open(options);
+        Load(environment, model, random);
+        environment.Checkpoint();
+        for (int round = 0; round < 6; round++)
+        {
+            for (int i = 0; i < 30; i++)
+            {
+                using var churn = environment.BeginWrite();
+                UpdateRandomValues(churn, model, random);
+                churn.Commit();
+            }
+            using (var large = environment.BeginWrite())
+            {
+                var tree = large.OpenTree("t")!;
+                for (int j = 0; j < 8; j++)
+                {
+                    int key = random.Next(Keys);
+                    var value = new byte[random.Next(5_000, 40_000)];
+                    random.NextBytes(value);
+                    tree.Put(Key(key), model[key] = value);
+                }
+                large.Commit();
+            }
+            if (round % 2 == 1) environment.Checkpoint();
+        }
+        AssertContents(environment, model);
+        environment.Checkpoint();
+        Assert.True(environment.Check().IsHealthy);
+        environment.SimulateCrash();
+        fileSystem.SimulatePowerLoss(random);
+
+        using var reopened = StorageEnvironment.Open(options);
+        AssertContents(reopened, model);
+        var report = reopened.Check();
+        Assert.True(report.IsHealthy, string.Join("; ", report.Problems));
+    }
+
+    [Theory]
     [InlineData(3)]
     [InlineData(11)]
     [InlineData(29)]
