@@ -119,7 +119,8 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         byte* original = CommittedPage(pageNumber);
         byte* copy = AllocatePage(out newPageNumber, clear: false);
         Buffer.MemoryCopy(original, copy, PageSize, PageSize);
-        // The copy mostly equals the original, which stays intact on disk until a checkpoint covers its release.
+        // The copy mostly equals the original, which recovery finds intact: on disk until a checkpoint covers its
+        // release or, for a young page (see FreeSpaceMap.ReleaseYoung), rebuilt from its own record first.
         _dirty[newPageNumber].BasePage = pageNumber;
         ((PageHeader*)copy)->PageNumber = newPageNumber;
         _freeSpace.Free(pageNumber, 1, reusableNow: false, this, WrittenSinceCheckpoint(pageNumber));

@@ -81,10 +81,10 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         return data;
     }
 
-    /// <summary>A tree or bitmap page an overflow value was written over: only damaged free-space bitmaps make that happen.</summary>
     /// <summary>The transaction that wrote single page <paramref name="pageNumber"/> when it is not yet in the data file, else 0.</summary>
     public long WrittenBy(long pageNumber) => _unwritten?.WrittenBy(pageNumber) ?? 0;
 
+    /// <summary>A tree or bitmap page an overflow value was written over: only damaged free-space bitmaps make that happen.</summary>
     public CorruptionException OverflowOverTreePage(long pageNumber) =>
         Corruption(pageNumber, $"page {pageNumber} is still in use but the free-space map let an overflow value take it.");
 
