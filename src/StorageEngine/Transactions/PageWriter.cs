@@ -131,7 +131,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// <summary>
     /// For a committed single page not yet in the data file, the transaction that wrote it (for a page of a
     /// commit still on its way to the journal, the oldest such commit: a lower bound); 0 for a page the data
-    /// file holds. See <see cref="FreeSpaceMap.ReleaseYoung"/>.
+    /// file holds and for the first page of a run. See <see cref="FreeSpaceMap.ReleaseYoung"/>.
     /// </summary>
     private long WrittenSinceCheckpoint(long pageNumber)
     {
@@ -172,7 +172,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             _tables.Recycle(run);
             return;
         }
-        _freeSpace.Free(first, count, reusableNow: false, this, count == 1 ? WrittenSinceCheckpoint(first) : 0);
+        _freeSpace.Free(first, count, reusableNow: false, this, WrittenSinceCheckpoint(first));
         _freedEarlier.Add(first);
     }
 
