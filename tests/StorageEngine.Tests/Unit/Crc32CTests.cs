@@ -32,7 +32,30 @@ public sealed class Crc32CTests
             int split = random.Next(length + 1);
             uint running = Crc32C.Append(Crc32C.Append(Crc32C.Start, slice[..split]), slice[split..]);
             Assert.Equal(expected, Crc32C.Finish(running));
+            // Both implementations, whichever Append picks on this machine.
+            Assert.Equal(expected, Crc32C.Finish(Crc32C.AppendLanes(Crc32C.Start, slice)));
+            if (Crc32C.WideSupported && length - split >= Crc32C.WideMinimum)
+                Assert.Equal(expected, Crc32C.Finish(Crc32C.AppendWide(Crc32C.AppendLanes(Crc32C.Start, slice[..split]), slice[split..])));
         }
+    }
+
+    [Fact]
+    public void TheFoldedCrcMatchesTheReferenceAtEveryLengthAroundItsSteps()
+    {
+        // Skipped where the CPU lacks 512-bit carry-less multiplies; the lanes then serve every length.
+        if (!Crc32C.WideSupported) return;
+        var random = new Random(11);
+        var data = new byte[2_000];
+        random.NextBytes(data);
+        // Every length from its minimum past several 256-byte steps, so each tail (64-, 16- and 1-byte) occurs.
+        for (int length = Crc32C.WideMinimum; length <= 1_300; length++)
+        {
+            int offset = random.Next(64);
+            var slice = data.AsSpan(offset, length);
+            uint start = (uint)random.Next();
+            Assert.Equal(Crc32C.AppendLanes(start, slice), Crc32C.AppendWide(start, slice));
+        }
+        Assert.Throws<ArgumentOutOfRangeException>(() => Crc32C.AppendWide(Crc32C.Start, data.AsSpan(0, Crc32C.WideMinimum - 1)));
     }
 
     private static uint Reference(ReadOnlySpan<byte> data)
