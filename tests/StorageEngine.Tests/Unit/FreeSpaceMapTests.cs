@@ -77,6 +77,28 @@ public sealed class FreeSpaceMapTests
         }
     }
 
+    [Fact]
+    public void APageThatBecomesReusableIsTakenBeforeFreePagesFurtherOn()
+    {
+        var map = new FreeSpaceMap(PageSize);
+        using var bitmaps = new BitmapBuilder(PageSize);
+        long pageCount = FreeSpaceMap.InitialPageCount(PageSize);
+        long start = map.Allocate(1_000, bitmaps, ref pageCount);
+        // The search moves past the middle of the run; a page further on is free from the start.
+        map.Free(start + 500, 1, reusableNow: true, bitmaps);
+        Assert.Equal(start + 500, map.Allocate(1, bitmaps, ref pageCount));
+        map.Free(start + 800, 1, reusableNow: true, bitmaps);
+        // A page behind the search waits for a reader, then becomes reusable: small commits free pages so, and
+        // taking them again first keeps the pages a commit writes together.
+        map.Free(start + 100, 1, reusableNow: false, bitmaps);
+        map.Commit(1);
+        map.ReleaseUpTo(1);
+        Assert.Equal(start + 100, map.Allocate(1, bitmaps, ref pageCount));
+        Assert.Equal(start + 800, map.Allocate(1, bitmaps, ref pageCount));
+        long before = pageCount;
+        Assert.True(map.Allocate(1, bitmaps, ref pageCount) >= before, "no reusable page is left, so the file grows");
+    }
+
     /// <summary>Each page's bit, plus the transaction that freed it while readers could still see it.</summary>
     private sealed class AllocatorModel
     {
