@@ -109,12 +109,20 @@ internal static class Crc32C
     private static readonly Vector128<ulong> Fold128 = FoldConstants(128);
     private static readonly Vector128<ulong> Fold256 = FoldConstants(256);
     private static readonly Vector128<ulong> Fold384 = FoldConstants(384);
-    private static readonly Vector512<ulong> Fold512 = Vector512.Create(Vector256.Create(FoldConstants(512), FoldConstants(512)), Vector256.Create(FoldConstants(512), FoldConstants(512)));
-    private static readonly Vector512<ulong> Fold2048 = Vector512.Create(Vector256.Create(FoldConstants(2048), FoldConstants(2048)), Vector256.Create(FoldConstants(2048), FoldConstants(2048)));
+    private static readonly Vector512<ulong> Fold512 = FoldConstantsInEveryLane(512);
+    private static readonly Vector512<ulong> Fold2048 = FoldConstantsInEveryLane(2048);
 
     /// <summary>The multipliers that move a 128-bit lane forward by <paramref name="bits"/> (see <see cref="AppendWide"/>).</summary>
     private static Vector128<ulong> FoldConstants(int bits) =>
         Vector128.Create((ulong)Multiplier.ZeroBits(bits + 31), Multiplier.ZeroBits(bits - 33));
+
+    /// <summary><see cref="FoldConstants"/> in each of a 512-bit register's four lanes.</summary>
+    private static Vector512<ulong> FoldConstantsInEveryLane(int bits)
+    {
+        var lane = FoldConstants(bits);
+        var half = Vector256.Create(lane, lane);
+        return Vector512.Create(half, half);
+    }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static Vector512<ulong> Load512(ref byte first, int offset) => Vector512.LoadUnsafe(ref Unsafe.Add(ref first, offset)).AsUInt64();
