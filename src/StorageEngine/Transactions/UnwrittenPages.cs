@@ -30,8 +30,6 @@ internal sealed class UnwrittenPages
     private const int MaxSpareEntries = 1 << 16;
     private int _count;
     private long _bytes;
-    // Checkpoints or backups writing collected buffers out: nothing retired is freed meanwhile.
-    private int _collecting;
     private readonly Func<long> _newestSnapshot;
 
     /// <param name="newestSnapshot">The newest snapshot a reader may take now: what a removed buffer is retired at.</param>
@@ -54,6 +52,12 @@ internal sealed class UnwrittenPages
         /// a checkpoint that collected this version must then not write it, or the data file would go back.
         /// </summary>
         public volatile bool Superseded;
+
+        /// <summary>
+        /// Checkpoints or backups that collected this entry and may still be writing its buffer out: it is not
+        /// freed while any is. Guarded by the mutation lock.
+        /// </summary>
+        public int Collections;
     }
 
     private Entry NewEntry(CommittedRun run, long writtenBy)
@@ -63,6 +67,7 @@ internal sealed class UnwrittenPages
         entry.WrittenBy = writtenBy;
         entry.FreedBy = long.MaxValue;
         entry.Superseded = false;
+        entry.Collections = 0;
         return entry;
     }
 
@@ -180,8 +185,9 @@ internal sealed class UnwrittenPages
     }
 
     /// <summary>
-    /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, no retired
-    /// buffer is freed, since the caller reads the collected ones outside the lock. The arrays are rented:
+    /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, none of them is
+    /// freed once retired, since the caller reads their buffers outside the lock; the others are (a whole
+    /// checkpoint's worth of retired versions held back had the writer allocate that many buffers anew). The arrays are rented:
     /// a checkpoint collects thousands of entries, and a fresh array each time would land on the large object
     /// heap and bring on full collections.
     /// </summary>
@@ -193,13 +199,13 @@ internal sealed class UnwrittenPages
         int count;
         lock (_mutation)
         {
-            _collecting++;
             count = _entries.Count;
             pages = ArrayPool<long>.Shared.Rent(count);
             entries = ArrayPool<KeyValuePair<long, Entry>>.Shared.Rent(count);
             int i = 0;
             foreach (var pair in _entries)
             {
+                pair.Value.Collections++;
                 pages[i] = pair.Key;
                 entries[i++] = pair;
             }
@@ -214,7 +220,10 @@ internal sealed class UnwrittenPages
     /// <summary>Ends a <see cref="Collect"/>, taking back its array.</summary>
     public void EndCollect(ArraySegment<KeyValuePair<long, Entry>> collected)
     {
-        lock (_mutation) _collecting--;
+        lock (_mutation)
+        {
+            foreach (var pair in collected) pair.Value.Collections--;
+        }
         ArrayPool<KeyValuePair<long, Entry>>.Shared.Return(collected.Array!, clearArray: true);
     }
 
@@ -277,7 +286,7 @@ internal sealed class UnwrittenPages
     {
         lock (_mutation)
         {
-            if (_retired.Count == 0 || _collecting > 0) return;
+            if (_retired.Count == 0) return;
             // Read under the lock, after every stamp it will compare: a reader that registered before a stamp
             // was taken is seen here. Read before the lock, it could miss a reader that found an entry which a
             // checkpoint then removed and stamped.
@@ -286,7 +295,7 @@ internal sealed class UnwrittenPages
             for (int i = 0; i < _retired.Count; i++)
             {
                 var (retiredAt, entry) = _retired[i];
-                if (retiredAt < oldestReader && entry.WrittenBy < oldestPending)
+                if (retiredAt < oldestReader && entry.WrittenBy < oldestPending && entry.Collections == 0)
                 {
                     entry.Run.Release(pool);
                     entry.Run = default;
