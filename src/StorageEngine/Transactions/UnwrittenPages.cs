@@ -24,6 +24,9 @@ internal sealed class UnwrittenPages
     private Entry?[] _byPage = new Entry?[1024];
     private readonly object _mutation = new();
     private readonly List<(long RetiredAt, Entry Entry)> _retired = new();
+    // Retired entries a checkpoint collected, set aside until it ends: a checkpoint's worth of them, which each
+    // commit's release would otherwise go through again.
+    private readonly List<(long RetiredAt, Entry Entry)> _retiredCollected = new();
     // Entries are reused once retired and released, like their buffers: one per page and commit, living until
     // a checkpoint, they were most of what the garbage collector promoted.
     private readonly Stack<Entry> _spareEntries = new();
@@ -223,6 +226,9 @@ internal sealed class UnwrittenPages
         lock (_mutation)
         {
             foreach (var pair in collected) pair.Value.Collections--;
+            // Those another collection still holds are set aside again by the next release.
+            _retired.AddRange(_retiredCollected);
+            _retiredCollected.Clear();
         }
         ArrayPool<KeyValuePair<long, Entry>>.Shared.Return(collected.Array!, clearArray: true);
     }
@@ -295,7 +301,8 @@ internal sealed class UnwrittenPages
             for (int i = 0; i < _retired.Count; i++)
             {
                 var (retiredAt, entry) = _retired[i];
-                if (retiredAt < oldestReader && entry.WrittenBy < oldestPending && entry.Collections == 0)
+                if (entry.Collections > 0) _retiredCollected.Add(_retired[i]);
+                else if (retiredAt < oldestReader && entry.WrittenBy < oldestPending)
                 {
                     entry.Run.Release(pool);
                     entry.Run = default;
@@ -316,8 +323,10 @@ internal sealed class UnwrittenPages
             _entries.Clear();
             Array.Clear(_byPage);
             foreach (var (_, entry) in _retired) entry.Run.Release(pool);
+            foreach (var (_, entry) in _retiredCollected) entry.Run.Release(pool);
             _spareEntries.Clear();
             _retired.Clear();
+            _retiredCollected.Clear();
             _count = 0;
             _bytes = 0;
         }
