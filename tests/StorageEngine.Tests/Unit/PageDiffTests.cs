@@ -32,6 +32,58 @@ public sealed class PageDiffTests
         }
     }
 
+    [Theory]
+    [InlineData(4096, false)]
+    [InlineData(4096, true)]
+    [InlineData(8192, false)]
+    [InlineData(32768, true)]
+    public void TheRangesAreThoseAWordByWordComparisonFinds(int pageSize, bool againstZeros)
+    {
+        var random = new Random(pageSize + (againstZeros ? 1 : 0));
+        var output = new byte[PageDiff.MaxLength(pageSize)];
+        var expected = new byte[PageDiff.MaxLength(pageSize)];
+        for (int round = 0; round < 400; round++)
+        {
+            var basePage = new byte[pageSize];
+            if (!againstZeros) random.NextBytes(basePage);
+            var page = (byte[])basePage.Clone();
+            // Single bytes and words at the edges, and gaps of one and two equal words between changed ones.
+            int edits = random.Next(0, 40);
+            for (int e = 0; e < edits; e++)
+            {
+                int word = random.Next(4) switch { 0 => 0, 1 => pageSize / 8 - 1, _ => random.Next(pageSize / 8) };
+                page[word * 8 + random.Next(8)] ^= (byte)random.Next(1, 256);
+                if (random.Next(3) == 0 && word + 3 < pageSize / 8) page[(word + 2 + random.Next(2)) * 8] ^= 1;
+            }
+            int written = PageDiff.Encode(againstZeros ? default : basePage, page, output);
+            int reference = ReferenceEncode(againstZeros ? null : basePage, page, expected);
+            Assert.Equal(reference, written);
+            if (written > 0) Assert.True(output.AsSpan(0, written).SequenceEqual(expected.AsSpan(0, written)), $"round {round}: the ranges differ from the reference");
+        }
+    }
+
+    /// <summary>The format's definition, a word at a time: a range per stretch of differing words, bridging single equal words.</summary>
+    private static int ReferenceEncode(byte[]? basePage, byte[] page, Span<byte> output)
+    {
+        int words = page.Length / 8;
+        bool Differs(int word) => BitConverter.ToUInt64(page, word * 8) != (basePage is null ? 0 : BitConverter.ToUInt64(basePage, word * 8));
+        int written = 0;
+        for (int word = 0; word < words; word++)
+        {
+            if (!Differs(word)) continue;
+            int end = word + 1;
+            while (end < words && (Differs(end) || (end + 1 < words && Differs(end + 1)))) end += Differs(end) ? 1 : 2;
+            int length = (end - word) * 8;
+            if (written + 4 + length > PageDiff.MaxLength(page.Length)) return -1;
+            System.Buffers.Binary.BinaryPrimitives.WriteUInt16LittleEndian(output[written..], (ushort)(word * 8));
+            System.Buffers.Binary.BinaryPrimitives.WriteUInt16LittleEndian(output[(written + 2)..], (ushort)length);
+            page.AsSpan(word * 8, length).CopyTo(output[(written + 4)..]);
+            written += 4 + length;
+            word = end - 1;
+        }
+        return written;
+    }
+
     [Fact]
     public void AnUnchangedPageHasAnEmptyDiffAndASmallEditASmallOne()
     {
