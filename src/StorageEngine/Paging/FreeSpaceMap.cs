@@ -417,9 +417,10 @@ internal sealed unsafe class FreeSpaceMap
     }
 
     /// <summary>
-    /// Notes that the <paramref name="count"/> pages from <paramref name="first"/> may be allocated again. The next search starts no later than them: the
-    /// pages small commits free are reused at the next writer's start, and a search from past them went through
-    /// the rest of the file first (a twentieth of a 1-put commit's time on a file of a few thousand pages).
+    /// Notes that the <paramref name="count"/> pages from <paramref name="first"/> may be allocated again, in the
+    /// summary too. The next search starts no later than them: the pages small commits free are reused at the next
+    /// writer's start, and a search from past them went through the rest of the file first (a twentieth of a 1-put
+    /// commit's time on a file of a few thousand pages).
     /// </summary>
     private void BecameReusable(long first, int count)
     {

@@ -190,9 +190,9 @@ internal sealed class UnwrittenPages
     /// <summary>
     /// Every entry now, in page order: what a checkpoint writes. Until <see cref="EndCollect"/>, none of them is
     /// freed once retired, since the caller reads their buffers outside the lock; the others are (a whole
-    /// checkpoint's worth of retired versions held back had the writer allocate that many buffers anew). The arrays are rented:
-    /// a checkpoint collects thousands of entries, and a fresh array each time would land on the large object
-    /// heap and bring on full collections.
+    /// checkpoint's worth of retired versions held back had the writer allocate that many buffers anew). The
+    /// arrays are rented: a checkpoint collects thousands of entries, and a fresh array each time would land on
+    /// the large object heap and bring on full collections.
     /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     public ArraySegment<KeyValuePair<long, Entry>> Collect()
