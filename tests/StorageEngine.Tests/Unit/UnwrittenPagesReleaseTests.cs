@@ -15,44 +15,74 @@ public sealed class UnwrittenPagesReleaseTests
     [Fact]
     public void WhileACheckpointCollectsOnlyTheVersionsItCollectedAreHeldBack()
     {
-        using var pool = new PageBufferPool(PageSize);
-        var unwritten = new UnwrittenPages(() => 10);
-        var readers = new ReaderTable(4);
-        var collectedVersion = new NativeBuffer(PageSize);
-        var laterVersion = new NativeBuffer(PageSize);
-        unwritten.Add([new CommittedRun(10, 1, collectedVersion, false)], transactionId: 1, publishedId: 1);
-        var collected = unwritten.Collect();
+        using var pages = new HeldPages();
+        var collectedVersion = pages.Commit(page: 10, transactionId: 1, publishedId: 1);
+        var collected = pages.Unwritten.Collect();
 
         // Both versions are replaced while the checkpoint runs; only the first one is in its collection.
-        unwritten.Add([new CommittedRun(10, 1, new NativeBuffer(PageSize), false)], transactionId: 2, publishedId: 2);
-        unwritten.Add([new CommittedRun(20, 1, laterVersion, false)], transactionId: 3, publishedId: 3);
-        unwritten.Add([new CommittedRun(20, 1, new NativeBuffer(PageSize), false)], transactionId: 4, publishedId: 4);
-        unwritten.ReleaseRetired(readers, oldestPending: long.MaxValue, pool);
+        pages.Commit(page: 10, transactionId: 2, publishedId: 2);
+        var laterVersion = pages.Commit(page: 20, transactionId: 3, publishedId: 3);
+        pages.Commit(page: 20, transactionId: 4, publishedId: 4);
+        pages.Release();
 
-        Assert.Same(laterVersion, pool.Rent());
-        Assert.NotSame(collectedVersion, pool.Rent());
+        Assert.Same(laterVersion, pages.TakeFromPool());
+        Assert.NotSame(collectedVersion, pages.TakeFromPool());
 
-        unwritten.EndCollect(collected);
-        unwritten.ReleaseRetired(readers, oldestPending: long.MaxValue, pool);
-        Assert.Same(collectedVersion, pool.Rent());
+        pages.Unwritten.EndCollect(collected);
+        pages.Release();
+        Assert.Same(collectedVersion, pages.TakeFromPool());
     }
 
     [Fact]
     public void AVersionAReaderMayStillSeeIsHeldBackEvenWithNoCheckpointRunning()
     {
-        using var pool = new PageBufferPool(PageSize);
-        var unwritten = new UnwrittenPages(() => 10);
-        var readers = new ReaderTable(4);
-        var oldVersion = new NativeBuffer(PageSize);
-        unwritten.Add([new CommittedRun(10, 1, oldVersion, false)], transactionId: 1, publishedId: 1);
-        int slot = readers.Register(1);
-        unwritten.Add([new CommittedRun(10, 1, new NativeBuffer(PageSize), false)], transactionId: 2, publishedId: 1);
+        using var pages = new HeldPages();
+        var oldVersion = pages.Commit(page: 10, transactionId: 1, publishedId: 1);
+        int slot = pages.Readers.Register(1);
+        pages.Commit(page: 10, transactionId: 2, publishedId: 1);
 
-        unwritten.ReleaseRetired(readers, oldestPending: long.MaxValue, pool);
-        Assert.NotSame(oldVersion, pool.Rent());
+        pages.Release();
+        Assert.NotSame(oldVersion, pages.TakeFromPool());
 
-        readers.Release(slot);
-        unwritten.ReleaseRetired(readers, oldestPending: long.MaxValue, pool);
-        Assert.Same(oldVersion, pool.Rent());
+        pages.Readers.Release(slot);
+        pages.Release();
+        Assert.Same(oldVersion, pages.TakeFromPool());
+    }
+
+    /// <summary>Held pages with their pool and readers; frees every buffer it made when disposed.</summary>
+    private sealed class HeldPages : IDisposable
+    {
+        private readonly PageBufferPool _pool = new(PageSize);
+        private readonly List<NativeBuffer> _taken = [];
+
+        public UnwrittenPages Unwritten { get; } = new(() => 10);
+
+        public ReaderTable Readers { get; } = new(4);
+
+        /// <summary>A new version of single page <paramref name="page"/>, committed; returns its buffer.</summary>
+        public NativeBuffer Commit(long page, long transactionId, long publishedId)
+        {
+            var buffer = new NativeBuffer(PageSize);
+            Unwritten.Add([new CommittedRun(page, 1, buffer, false)], transactionId, publishedId);
+            return buffer;
+        }
+
+        /// <summary>What a commit's release does: retired versions nobody can read go back to the pool.</summary>
+        public void Release() => Unwritten.ReleaseRetired(Readers, oldestPending: long.MaxValue, _pool);
+
+        /// <summary>The buffer the writer would get next.</summary>
+        public NativeBuffer TakeFromPool()
+        {
+            var buffer = _pool.Rent();
+            _taken.Add(buffer);
+            return buffer;
+        }
+
+        public void Dispose()
+        {
+            Unwritten.ReleaseAll(_pool);
+            _pool.Dispose();
+            foreach (var buffer in _taken) buffer.Free();
+        }
     }
 }
