@@ -182,6 +182,37 @@ internal static class Crc32C
         Sse42.X64.IsSupported ? (uint)Sse42.X64.Crc32(crc, data) : Crc32.Arm64.ComputeCrc32C(crc, data);
 
     /// <summary>
+    /// True where <see cref="AppendWord"/> and <see cref="AppendZeros"/> run on the CPU's CRC32 and carry-less
+    /// multiply instructions; elsewhere a caller computes the whole CRC instead.
+    /// </summary>
+    internal static bool SparseSupported => Pclmulqdq.IsSupported && Sse42.X64.IsSupported;
+
+    /// <summary>Continues a running CRC over eight bytes, read little-endian from <paramref name="word"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static uint AppendWord(uint crc, ulong word) => Step(crc, word);
+
+    /// <summary>
+    /// Continues a running CRC over <paramref name="count"/> zero bytes (a multiple of 8, below 64 KiB + 512) in
+    /// at most two multiplications rather than a pass over them. With a register that starts from zero, this is
+    /// what lets a sparse input, such as the XOR of two versions of a page, be checksummed at the cost of its
+    /// non-zero words alone.
+    /// </summary>
+    internal static uint AppendZeros(uint crc, int count)
+    {
+        if (count % 8 != 0 || (uint)count >= (uint)(ZeroBlocks.Length * ZeroBlockBytes))
+            throw new ArgumentOutOfRangeException(nameof(count), count, "A multiple of 8 bytes below 64 KiB + 512.");
+        int blocks = count / ZeroBlockBytes, words = count % ZeroBlockBytes / 8;
+        if (blocks > 0) crc = ZeroBlocks[blocks].Apply(crc);
+        if (words > 0) crc = ZeroWords[words].Apply(crc);
+        return crc;
+    }
+
+    private const int ZeroBlockBytes = 512;
+    // Multipliers for 8·k zero bytes (k below 64) and for 512·k (k up to 128): any count is one of each.
+    private static readonly Multiplier[] ZeroWords = Multiplier.Powers(8, ZeroBlockBytes / 8);
+    private static readonly Multiplier[] ZeroBlocks = Multiplier.Powers(ZeroBlockBytes, 65536 / ZeroBlockBytes + 1);
+
+    /// <summary>
     /// What running a register over a fixed number of zero bytes does to it: multiply it by x^(8·count)
     /// modulo the polynomial (in a register's reflected order, bit 31 holding x⁰).
     /// </summary>
@@ -197,6 +228,27 @@ internal static class Crc32C
         {
             _factor = ZeroBits(8 * count);
             _carrylessFactor = ZeroBits(8 * count - 33);
+        }
+
+        private Multiplier(uint factor, ulong carrylessFactor)
+        {
+            _factor = factor;
+            _carrylessFactor = carrylessFactor;
+        }
+
+        /// <summary>
+        /// Multipliers for 0, <paramref name="count"/>, 2·<paramref name="count"/>, ... zero bytes (the first
+        /// unused), each the one before times the second, rather than <see cref="ZeroBits"/> over every bit.
+        /// </summary>
+        public static Multiplier[] Powers(int count, int length)
+        {
+            var powers = new Multiplier[length];
+            var step = new Multiplier(count);
+            powers[0] = step;
+            if (length > 1) powers[1] = step;
+            for (int k = 2; k < length; k++)
+                powers[k] = new Multiplier(MultiplyModP(powers[k - 1]._factor, step._factor), MultiplyModP((uint)powers[k - 1]._carrylessFactor, step._factor));
+            return powers;
         }
 
         [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -222,21 +222,35 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
             foreach (var (_, run) in _dirty) if (Diffable(run)) candidates++;
             if (candidates > 0) diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize));
         }
+        Span<ulong> differs = stackalloc ulong[DifferingWords.EntriesFor(PageSize)];
         foreach (long page in _order)
         {
             var run = _dirty[page];
-            if (!run.IsOverflow)
-            {
-                ((PageHeader*)run.Buffer.Pointer)->TransactionId = TransactionId;
-                PageChecksum.Stamp(run.Buffer.Pointer, PageSize);
-            }
             var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
             pages.Add(committed);
             var journalRun = committed.ToJournalRun();
-            if (diffs is not null && Diffable(run))
+            if (run.IsOverflow)
             {
-                var basePage = run.BasePage == JournalPageRun.ZeroPage ? default : new ReadOnlySpan<byte>(CommittedPage(run.BasePage), PageSize);
-                int length = PageDiff.Encode(basePage, new ReadOnlySpan<byte>(run.Buffer.Pointer, PageSize), diffs.AsSpan(diffLength));
+                runs.Add(journalRun);
+                continue;
+            }
+            byte* buffer = run.Buffer.Pointer;
+            ((PageHeader*)buffer)->TransactionId = TransactionId;
+            bool diffable = Diffable(run);
+            byte* basePage = diffable && run.BasePage != JournalPageRun.ZeroPage ? CommittedPage(run.BasePage) : null;
+            // One comparison with the base serves both the checksum and the diff.
+            if (basePage is not null || (diffable && diffs is not null))
+                DifferingWords.Mark(basePage is null ? default : new ReadOnlySpan<byte>(basePage, PageSize), new ReadOnlySpan<byte>(buffer, PageSize), differs);
+            if (basePage is not null && PageChecksum.TryUpdate(basePage, buffer, PageSize, differs, out uint checksum))
+                ((PageHeader*)buffer)->Checksum = checksum;
+            else
+                PageChecksum.Stamp(buffer, PageSize);
+            if (diffs is not null && diffable)
+            {
+                // The stamped checksum is part of what changed.
+                if (basePage is null || ((PageHeader*)buffer)->Checksum != ((PageHeader*)basePage)->Checksum)
+                    DifferingWords.Set(differs, PageHeader.ChecksumOffset / DifferingWords.Word);
+                int length = PageDiff.Encode(new ReadOnlySpan<byte>(buffer, PageSize), differs, diffs.AsSpan(diffLength));
                 if (length >= 0)
                 {
                     journalRun = journalRun with { BasePage = run.BasePage, Diff = diffs.AsMemory(diffLength, length) };

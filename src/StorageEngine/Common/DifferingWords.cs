@@ -1,0 +1,97 @@
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
+
+namespace StorageEngine.Common;
+
+/// <summary>
+/// A bitmap of the 8-byte words in which two pages differ, one bit per word (bit <c>i % 64</c> of entry
+/// <c>i / 64</c>). A commit builds it once per changed page, then derives both the page's journal diff and its
+/// new checksum from it.
+/// </summary>
+internal static class DifferingWords
+{
+    /// <summary>Bytes per word the bitmap tracks.</summary>
+    public const int Word = 8;
+
+    /// <summary>Bytes of page one bitmap entry covers.</summary>
+    public const int BytesPerEntry = 64 * Word;
+
+    /// <summary>Bitmap entries for a page of <paramref name="pageSize"/> bytes (a multiple of <see cref="BytesPerEntry"/>).</summary>
+    public static int EntriesFor(int pageSize) => pageSize / BytesPerEntry;
+
+    /// <summary>
+    /// Sets bit <c>i</c> of <paramref name="differs"/> where word <c>i</c> of the pages differs, clearing the
+    /// others. An empty <paramref name="basePage"/> stands for zeros. The pages are compared 64 or 32 bytes at a
+    /// time: comparing word by word took 1.6 to 1.8 times as long on a 4 KiB page with a few small edits.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
+    public static void Mark(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
+    {
+        bool zeros = basePage.IsEmpty;
+        ref byte pageBytes = ref MemoryMarshal.GetReference(page);
+        ref byte baseBytes = ref MemoryMarshal.GetReference(basePage);
+        for (int w = 0; w < differs.Length; w++)
+        {
+            nuint at = (nuint)w * BytesPerEntry;
+            ulong bits = 0;
+            if (Vector512.IsHardwareAccelerated)
+            {
+                for (int k = 0; k < 8; k++, at += 64)
+                {
+                    var words = Vector512.LoadUnsafe(ref pageBytes, at);
+                    var baseWords = zeros ? Vector512<byte>.Zero : Vector512.LoadUnsafe(ref baseBytes, at);
+                    bits |= (~Vector512.Equals(words.AsUInt64(), baseWords.AsUInt64()).ExtractMostSignificantBits() & 0xFF) << (k * 8);
+                }
+            }
+            else if (Vector256.IsHardwareAccelerated)
+            {
+                for (int k = 0; k < 16; k++, at += 32)
+                {
+                    var words = Vector256.LoadUnsafe(ref pageBytes, at);
+                    var baseWords = zeros ? Vector256<byte>.Zero : Vector256.LoadUnsafe(ref baseBytes, at);
+                    bits |= (~Vector256.Equals(words.AsUInt64(), baseWords.AsUInt64()).ExtractMostSignificantBits() & 0xF) << (k * 4);
+                }
+            }
+            else
+            {
+                for (int k = 0; k < 64; k++, at += Word)
+                {
+                    ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref pageBytes, at));
+                    ulong baseWord = zeros ? 0 : Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref baseBytes, at));
+                    if (word != baseWord) bits |= 1UL << k;
+                }
+            }
+            differs[w] = bits;
+        }
+    }
+
+    /// <summary>Whether word <paramref name="index"/> differs.</summary>
+    public static bool IsSet(ReadOnlySpan<ulong> differs, int index) => (differs[index >> 6] & (1UL << (index & 63))) != 0;
+
+    /// <summary>Marks word <paramref name="index"/> as differing.</summary>
+    public static void Set(Span<ulong> differs, int index) => differs[index >> 6] |= 1UL << (index & 63);
+
+    /// <summary>Number of differing words.</summary>
+    public static int Count(ReadOnlySpan<ulong> differs)
+    {
+        int count = 0;
+        foreach (ulong bits in differs) count += BitOperations.PopCount(bits);
+        return count;
+    }
+
+    /// <summary>The first word at or after <paramref name="from"/> whose bit is <paramref name="set"/>, or <paramref name="count"/>.</summary>
+    public static int Next(ReadOnlySpan<ulong> differs, int from, int count, bool set)
+    {
+        int index = from >> 6;
+        if (index >= differs.Length) return count;
+        ulong word = (set ? differs[index] : ~differs[index]) & (ulong.MaxValue << (from & 63));
+        while (word == 0)
+        {
+            if (++index == differs.Length) return count;
+            word = set ? differs[index] : ~differs[index];
+        }
+        return Math.Min(count, index * 64 + BitOperations.TrailingZeroCount(word));
+    }
+}
