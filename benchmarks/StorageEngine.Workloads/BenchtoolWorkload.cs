@@ -69,7 +69,7 @@ internal static class BenchtoolWorkload
     {
         var store = run.Store;
         long live = written * EntryBytes;
-        var values = Enumerable.Range(0, threads).Select(_ => new byte[ValueSize]).ToArray();
+        var values = PerThreadBuffers.Create(threads, ValueSize);
         foreach (int readers in threads == 1 ? new[] { 1 } : new[] { 1, threads })
         {
             var meter = PhaseMeter.Start(run);

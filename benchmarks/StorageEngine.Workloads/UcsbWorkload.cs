@@ -24,8 +24,8 @@ internal static class UcsbWorkload
             var store = run.Store;
             var present = new byte[2 * n];
             var buffers = Enumerable.Range(0, threads).Select(_ => new BatchBuffer(batch, KeySize)).ToArray();
-            var values = Enumerable.Range(0, threads).Select(_ => new byte[ValueSize]).ToArray();
-            var scratch = Enumerable.Range(0, threads).Select(_ => new byte[ValueSize]).ToArray();
+            var values = PerThreadBuffers.Create(threads, ValueSize);
+            var scratch = PerThreadBuffers.Create(threads, ValueSize);
             long Live() => present.LongCount(b => b != 0) * EntryBytes;
             string label = $"W4 {engine.Name}";
 
