@@ -197,6 +197,7 @@ internal static class Crc32C
     /// what lets a sparse input, such as the XOR of two versions of a page, be checksummed at the cost of its
     /// non-zero words alone.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static uint AppendZeros(uint crc, int count)
     {
         if (count % 8 != 0 || (uint)count >= (uint)(ZeroBlocks.Length * ZeroBlockBytes))

@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Runtime.CompilerServices;
 using StorageEngine.BTrees;
 using StorageEngine.Common;
 using StorageEngine.Journal;
@@ -209,6 +210,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// mode, synced first by <see cref="Journal.JournalWriter.SyncBuffered"/> in Lazy mode), since bits the
     /// diff leaves alone must already be right.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // runs once per commit: a session of large commits may never tier it up
     public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, out byte[]? diffs)
     {
         _order.Clear();
