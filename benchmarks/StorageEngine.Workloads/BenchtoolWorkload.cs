@@ -71,7 +71,7 @@ internal static class BenchtoolWorkload
     }
 
     /// <summary>
-    /// Untimed, before an engine's write phases: each phase's shape for <see cref="WarmUpSeconds"/> on a scratch
+    /// Untimed, before an engine's write phases: each phase's shape for <see cref="WriteWarmUpSeconds"/> on a scratch
     /// store, then deleted. At quick sizes a phase of batches of 1,000 is a hundred commits, over in some 50 ms:
     /// without this it timed a managed engine's per-commit code before the .NET JIT had optimized it (the same
     /// build measured 0.16 and 0.5 µs per item, with and without tiered compilation), a native engine's not.
@@ -84,13 +84,14 @@ internal static class BenchtoolWorkload
             {
                 using var run = EngineRun.Open(context, "W5", engine, DurabilityTier.ProcessCrash, "-warmup");
                 var buffer = new BatchBuffer(batch, KeySize);
-                OpRunner.Run($"W5 {engine.Name} warm-up b={batch}", context.Sizes.W5Items / batch, 1, WarmUpSeconds,
+                OpRunner.Run($"W5 {engine.Name} warm-up b={batch}", context.Sizes.W5Items / batch, 1, WriteWarmUpSeconds,
                     (_, call) => WriteBatch(run.Store, buffer, random, batch, call), recordLatency: false);
             }
         }
     }
 
-    private const double WarmUpSeconds = 0.3;
+    // Shorter than a read phase's warm-up (OpRunner.WarmUpSeconds): eight shapes per engine, each a fresh store.
+    private const double WriteWarmUpSeconds = 0.3;
 
     private static void Reads(BenchmarkContext context, EngineRun run, long written, int threads)
     {
