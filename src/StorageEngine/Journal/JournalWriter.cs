@@ -293,7 +293,8 @@ internal sealed unsafe class JournalWriter : IDisposable
                 _freeFiles.RemoveAt(pick);
             }
         }
-        var file = _fileSystem.Open(path, _durable ? StorageFileMode.UnbufferedWriteThrough : StorageFileMode.Buffered);
+        // A buffered journal's appends are copies into a mapping of the file rather than write calls.
+        var file = _fileSystem.Open(path, _durable ? StorageFileMode.UnbufferedWriteThrough : StorageFileMode.Buffered | StorageFileMode.MappedAppends);
         try
         {
             if (!preallocate)

@@ -4,7 +4,8 @@ using Microsoft.Win32.SafeHandles;
 namespace StorageEngine.Platform;
 
 /// <summary>
-/// The few libc calls that .NET does not expose: O_DIRECT opens, fdatasync, flock and directory fsync.
+/// The few libc calls that .NET does not expose: O_DIRECT opens, fdatasync, flock, directory fsync, fallocate
+/// and madvise.
 /// Only called when <see cref="OperatingSystem.IsLinux"/> is true.
 /// </summary>
 internal static partial class LinuxNative
@@ -27,6 +28,11 @@ internal static partial class LinuxNative
     private const int EAgain = 11;
     private const int EAcces = 13;
     private const int EInval = 22;
+    private const int ENoSys = 38;
+    private const int EOpNotSupp = 95;
+
+    /// <summary>madvise(MADV_DONTNEED).</summary>
+    private const int MadvDontNeed = 4;
 
     /// <summary>
     /// Opens <paramref name="path"/> with O_DIRECT|O_DSYNC, creating it 0600. Returns null when the file system
@@ -147,6 +153,46 @@ internal static partial class LinuxNative
         }
     }
 
+    /// <summary>
+    /// fallocate(mode 0): gives [offset, offset + length) disk blocks (unwritten extents, read as zeros) without
+    /// writing them, so that a later write into a shared mapping cannot find the disk full. Returns false where
+    /// the file system does not support it; throws on any other failure (ENOSPC above all).
+    /// </summary>
+    public static bool TryAllocate(SafeFileHandle handle, string path, long offset, long length)
+    {
+        bool added = false;
+        try
+        {
+            handle.DangerousAddRef(ref added);
+            if (FAllocate((int)handle.DangerousGetHandle(), 0, offset, length) == 0)
+            {
+                return true;
+            }
+
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno is EOpNotSupp or ENoSys)
+            {
+                return false;
+            }
+
+            throw ErrnoException(errno, "fallocate", path);
+        }
+        finally
+        {
+            if (added)
+            {
+                handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>
+    /// madvise(MADV_DONTNEED) over part of a shared file mapping: the pages leave this process's memory (its
+    /// resident set) but not the page cache, dirty ones stay dirty and are written back as usual, and a later
+    /// access maps them in again from the file. Best effort: a failure changes nothing that matters.
+    /// </summary>
+    public static unsafe void ReleaseMappedPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
+
     /// <summary>Builds the exception for a failed call, keeping the errno text so the cause is visible in logs.</summary>
     public static Exception ErrnoException(int errno, string call, string path)
     {
@@ -185,4 +231,10 @@ internal static partial class LinuxNative
 
     [LibraryImport("libc", EntryPoint = "flock", SetLastError = true)]
     private static partial int FLock(int fd, int operation);
+
+    [LibraryImport("libc", EntryPoint = "fallocate", SetLastError = true)]
+    private static partial int FAllocate(int fd, int mode, long offset, long length);
+
+    [LibraryImport("libc", EntryPoint = "madvise", SetLastError = true)]
+    private static unsafe partial int MAdvise(byte* address, nuint length, int advice);
 }

@@ -28,15 +28,23 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     /// <summary>The stream that created the handle (to get a 0600 create mode on Unix); it owns the handle.</summary>
     private readonly FileStream? _owner;
 
+    // Guards _appendMapping: writes, a length change and the close may come from different threads.
+    private readonly object _mappingLock = new();
+
+    // Writes go through _appendMapping (made at the first write) while this is true (StorageFileMode.MappedAppends).
+    private bool _mapAppends;
+    private AppendMapping? _appendMapping;
+
     private int _disposed;
 
-    private OsStorageFile(string path, SafeFileHandle handle, FileStream? owner, bool isWriteThrough, int alignment)
+    private OsStorageFile(string path, SafeFileHandle handle, FileStream? owner, bool isWriteThrough, int alignment, bool mapAppends = false)
     {
         Path = path;
         _handle = handle;
         _owner = owner;
         IsWriteThrough = isWriteThrough;
         Alignment = alignment;
+        _mapAppends = mapAppends;
     }
 
     /// <inheritdoc />
@@ -87,7 +95,8 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         }
 
         FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete);
-        return new OsStorageFile(path, stream.SafeFileHandle, stream, isWriteThrough: false, alignment: 1);
+        bool mapAppends = (mode & StorageFileMode.MappedAppends) != 0 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows());
+        return new OsStorageFile(path, stream.SafeFileHandle, stream, isWriteThrough: false, alignment: 1, mapAppends);
     }
 
     /// <summary>
@@ -114,10 +123,15 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     }
 
     /// <inheritdoc />
+    /// <remarks>A write mapping is dropped first (and made again at the next write): cutting the file under it would fault.</remarks>
     public void SetLength(long length)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(length);
-        RandomAccess.SetLength(_handle, length);
+        lock (_mappingLock)
+        {
+            DropAppendMapping();
+            RandomAccess.SetLength(_handle, length);
+        }
     }
 
     /// <inheritdoc />
@@ -205,6 +219,17 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         CheckAligned(offset, source.Length);
+        if (_mapAppends)
+        {
+            lock (_mappingLock)
+            {
+                if (MappingFor(offset + source.Length)?.TryWrite(offset, source) is { } verdict && Taken(verdict))
+                {
+                    return;
+                }
+            }
+        }
+
         RandomAccess.Write(_handle, source, offset);
     }
 
@@ -226,13 +251,81 @@ internal sealed unsafe class OsStorageFile : IStorageFile
             }
         }
 
+        if (_mapAppends)
+        {
+            lock (_mappingLock)
+            {
+                long end = offset;
+                for (int i = 0; i < buffers.Count; i++)
+                {
+                    end += buffers[i].Length;
+                }
+
+                if (MappingFor(end)?.TryWrite(offset, buffers) is { } verdict && Taken(verdict))
+                {
+                    return;
+                }
+            }
+        }
+
         RandomAccess.Write(_handle, buffers, offset);
+    }
+
+    /// <summary>
+    /// The write mapping, made (or made again, when the file has grown past it) for a write ending at
+    /// <paramref name="end"/>; null when that write should be a write. Under _mappingLock.
+    /// </summary>
+    private AppendMapping? MappingFor(long end)
+    {
+        if (!_mapAppends || (_appendMapping is { } current && end <= current.Length))
+        {
+            return _appendMapping;
+        }
+
+        long length = Length;
+        if (end > length)
+        {
+            // Past the end of the file (an extending write): the mapping cannot hold it.
+            return null;
+        }
+
+        DropAppendMapping();
+        _appendMapping = AppendMapping.TryCreate(_handle, Path, length);
+        _mapAppends = _appendMapping is not null;
+        return _appendMapping;
+    }
+
+    /// <summary>Whether the mapping took the write; a file system that cannot reserve blocks ends mapped writes. Under _mappingLock.</summary>
+    private bool Taken(MappedWrite verdict)
+    {
+        if (verdict == MappedWrite.Unsupported)
+        {
+            DropAppendMapping();
+            _mapAppends = false;
+        }
+
+        return verdict == MappedWrite.Done;
+    }
+
+    /// <summary>Unmaps the write mapping, if any. Under _mappingLock.</summary>
+    private void DropAppendMapping()
+    {
+        _appendMapping?.Dispose();
+        _appendMapping = null;
     }
 
     /// <inheritdoc />
     /// <remarks>Works on write-through files too, where it only has metadata left to make durable.</remarks>
     public void Flush()
     {
+        if (_appendMapping is not null)
+        {
+            lock (_mappingLock)
+            {
+                _appendMapping?.FlushView();
+            }
+        }
+
         if (OperatingSystem.IsLinux())
         {
             LinuxNative.FlushData(_handle, Path);
@@ -286,6 +379,11 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         if (Interlocked.Exchange(ref _disposed, 1) != 0)
         {
             return;
+        }
+
+        lock (_mappingLock)
+        {
+            DropAppendMapping();
         }
 
         if (_owner is not null)

@@ -50,6 +50,27 @@ public sealed class ProcessKillTests
             directory => new StorageEnvironmentOptions { Path = directory, Durability = DurabilityMode.Lazy });
 
     [Fact]
+    public void EveryAcknowledgedLazyCommitSurvivesSigkillWhileCheckpointsRecycleMappedJournalFiles() =>
+        // A Lazy journal's records are copied into a shared mapping of the file, not written: they are in the page
+        // cache all the same. Small files and frequent checkpoints make kills land while files are switched (mapped
+        // anew, blocks reserved) and recycled ones are written over.
+        RunCycles(defaultCycles: 15, maxCommitsBeforeKill: 60,
+            childOptions:
+            [
+                "--lazy",
+                "--checkpoint-threshold", "16384",
+                "--checkpoint-interval-ms", "5",
+                "--journal-size", JournalFileSize.ToString(CultureInfo.InvariantCulture),
+            ],
+            directory => new StorageEnvironmentOptions
+            {
+                Path = directory,
+                Durability = DurabilityMode.Lazy,
+                CheckpointThreshold = 16384,
+                JournalFileSize = JournalFileSize,
+            });
+
+    [Fact]
     public void EveryAcknowledgedAsyncCommitSurvivesSigkillWhileLaterCommitsAreInFlight() =>
         // The child begins each transaction before awaiting the last one's CommitAsync, up to four in flight: a kill
         // lands with commits sealed in memory, queued, or in the journal write, none of them acknowledged yet.
