@@ -16,8 +16,7 @@ public sealed partial class StorageEnvironment
     internal PendingCommit PrepareCommit(PageWriter pages, EnvironmentState state)
     {
         ThrowIfWriteFailed();
-        var runs = new List<JournalPageRun>(pages.DirtyCount);
-        var sealedPages = new List<CommittedRun>(pages.DirtyCount);
+        var (sealedPages, runs) = _pending.RentLists(pages.DirtyCount);
         long bytes = 0;
         // Sized before sealing so that a refusal (too big, disk full while growing the file) changes nothing.
         try
@@ -35,7 +34,7 @@ public sealed partial class StorageEnvironment
         var commit = new PendingCommit(state, encoded, sealedPages, runs, diffs, bytes, pages.FreedEarlier);
         if (bytes > MaxTransactionBytes)
         {
-            commit.Release(_pool);
+            _pending.Release(commit, _pool);
             throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
         }
         int freed = _freeSpace.Commit(state.TransactionId);

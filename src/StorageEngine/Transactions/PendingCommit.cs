@@ -11,6 +11,7 @@ internal sealed class PendingCommit
 {
     private volatile bool _completed;
     private bool _pagesHandedOver;
+    private bool _released;
 
     public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes,
         List<long> freed)
@@ -54,16 +55,26 @@ internal sealed class PendingCommit
     /// <summary>The pooled array the runs' diffs are encoded in, if any.</summary>
     public byte[]? Diffs { get; private set; }
 
-    /// <summary>Frees the pages and the diffs (the commit is complete, or failed before it was queued).</summary>
-    public void Release(PageBufferPool pool)
+    /// <summary>
+    /// Frees the pages and the diffs (the commit is complete, or failed before it was queued) and gives up its
+    /// lists, emptied, for reuse: nothing may read <see cref="Pages"/> or <see cref="Runs"/> afterwards. False
+    /// when it was released before.
+    /// </summary>
+    public bool Release(PageBufferPool pool, out List<CommittedRun> pages, out List<JournalPageRun> runs)
     {
+        pages = Pages;
+        runs = Runs;
+        if (_released) return false;
+        _released = true;
         if (!_pagesHandedOver)
         {
             foreach (var run in Pages) run.Release(pool);
         }
         Pages.Clear();
+        Runs.Clear();
         if (Diffs is { } diffs) System.Buffers.ArrayPool<byte>.Shared.Return(diffs);
         Diffs = null;
+        return true;
     }
 
     /// <summary>Bytes the record carries: full images and diffs.</summary>

@@ -1,3 +1,5 @@
+using StorageEngine.Journal;
+
 namespace StorageEngine.Transactions;
 
 /// <summary>
@@ -7,8 +9,15 @@ namespace StorageEngine.Transactions;
 /// </summary>
 internal sealed class PendingPages
 {
+    /// <summary>Released commits' lists kept for the next commits, beyond which they are left to the collector.</summary>
+    private const int MaxSpareLists = 16;
+
     private readonly Dictionary<long, CommittedRun> _pages = new();
     private readonly List<PendingCommit> _commits = new();
+
+    // A commit's lists outlive it only until it is released; reusing them spares every commit allocating its own.
+    private readonly Stack<List<CommittedRun>> _spareRuns = new();
+    private readonly Stack<List<JournalPageRun>> _spareJournalRuns = new();
 
     public bool IsEmpty => _commits.Count == 0;
 
@@ -26,13 +35,26 @@ internal sealed class PendingPages
 
     public bool TryGet(long pageNumber, out CommittedRun run) => _pages.TryGetValue(pageNumber, out run);
 
+    /// <summary>Empty lists for a new commit's sealed pages and journal runs: a released commit's, or new ones.</summary>
+    public (List<CommittedRun> Pages, List<JournalPageRun> Runs) RentLists(int capacity) =>
+        (_spareRuns.TryPop(out var pages) ? pages : new List<CommittedRun>(capacity),
+         _spareJournalRuns.TryPop(out var runs) ? runs : new List<JournalPageRun>(capacity));
+
+    /// <summary>Frees a commit's buffers and keeps its lists for <see cref="RentLists"/>.</summary>
+    public void Release(PendingCommit commit, PageBufferPool pool)
+    {
+        if (!commit.Release(pool, out var pages, out var runs)) return;
+        if (_spareRuns.Count < MaxSpareLists) _spareRuns.Push(pages);
+        if (_spareJournalRuns.Count < MaxSpareLists) _spareJournalRuns.Push(runs);
+    }
+
     /// <summary>Forgets completed commits (their pages are now read from the data file) and frees their buffers.</summary>
     public void ReleaseCompleted(PageBufferPool pool)
     {
         int done = 0;
         while (done < _commits.Count && _commits[done].IsCompleted) done++;
         if (done == 0) return;
-        for (int i = 0; i < done; i++) _commits[i].Release(pool);
+        for (int i = 0; i < done; i++) Release(_commits[i], pool);
         _commits.RemoveRange(0, done);
         _pages.Clear();
         foreach (var commit in _commits)
@@ -44,7 +66,7 @@ internal sealed class PendingPages
     /// <summary>Frees every buffer (on close, once no group write runs).</summary>
     public void ReleaseAll(PageBufferPool pool)
     {
-        foreach (var commit in _commits) commit.Release(pool);
+        foreach (var commit in _commits) Release(commit, pool);
         _commits.Clear();
         _pages.Clear();
     }
