@@ -219,7 +219,7 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     {
         ArgumentOutOfRangeException.ThrowIfNegative(offset);
         CheckAligned(offset, source.Length);
-        if (_mapAppends)
+        if (_mapAppends && source.Length < AppendMapping.MaxCopyLength)
         {
             lock (_mappingLock)
             {
@@ -253,17 +253,20 @@ internal sealed unsafe class OsStorageFile : IStorageFile
 
         if (_mapAppends)
         {
-            lock (_mappingLock)
+            long length = 0;
+            for (int i = 0; i < buffers.Count; i++)
             {
-                long end = offset;
-                for (int i = 0; i < buffers.Count; i++)
-                {
-                    end += buffers[i].Length;
-                }
+                length += buffers[i].Length;
+            }
 
-                if (MappingFor(end)?.TryWrite(offset, buffers) is { } verdict && Taken(verdict))
+            if (length < AppendMapping.MaxCopyLength)
+            {
+                lock (_mappingLock)
                 {
-                    return;
+                    if (MappingFor(offset + length)?.TryWrite(offset, buffers) is { } verdict && Taken(verdict))
+                    {
+                        return;
+                    }
                 }
             }
         }

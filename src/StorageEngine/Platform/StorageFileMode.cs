@@ -16,7 +16,7 @@ internal enum StorageFileMode
     UnbufferedWriteThrough = 1,
 
     /// <summary>
-    /// For a buffered file written mostly by appends within its length (a Lazy journal): writes are copied into
+    /// For a buffered file written mostly by appends within its length (a Lazy journal): small writes are copied into
     /// a shared writable mapping of the file instead of each being a system call. They reach the page cache as a
     /// write does, so they survive the process and <see cref="IStorageFile.Flush"/> makes them durable. Honoured
     /// on Linux (where the file system can reserve blocks ahead, so that a full disk fails a write rather than

@@ -25,8 +25,10 @@ public sealed class MappedAppendsTests : IDisposable
             long offset = 0;
             while (offset < expected.Length)
             {
-                // Records of varied sizes, gathered and single, crossing the reservation chunks.
-                int length = (int)Math.Min(expected.Length - offset, random.Next(1, 9000));
+                // Records of varied sizes, gathered and single, crossing the reservation chunks; the large ones are
+                // written rather than copied, into pages the mapping also holds.
+                int wanted = random.Next(8) == 0 ? random.Next(AppendMapping.MaxCopyLength, 4 * AppendMapping.MaxCopyLength) : random.Next(1, 9000);
+                int length = (int)Math.Min(expected.Length - offset, wanted);
                 random.NextBytes(expected.AsSpan((int)offset, length));
                 if (length % 2 == 0)
                 {
