@@ -68,10 +68,13 @@ internal sealed class Checkpointer : IDisposable
         if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) RequestCheckpoint();
     }
 
+    /// <remarks>
+    /// Only the request that raises the flag signals: while a checkpoint runs, every commit finds a threshold
+    /// still reached, and setting the event each time cost each of them a call into the runtime's event code.
+    /// </remarks>
     private void RequestCheckpoint()
     {
-        Volatile.Write(ref _checkpointWanted, 1);
-        _signal.Set();
+        if (Interlocked.Exchange(ref _checkpointWanted, 1) == 0) _signal.Set();
     }
 
     /// <summary>
