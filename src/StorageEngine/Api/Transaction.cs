@@ -69,13 +69,14 @@ public abstract class Transaction : IDisposable
         if (tree is not null) return !tree.IsDropped;
         // A read transaction shares the read-only trees of its snapshot with the other readers of it.
         var btree = IsWritable ? null : Snapshot.FindReadTree(name);
+        bool headerInState = false;
         if (btree is null)
         {
-            if (!TryLoadTree(name, out var header)) return false;
+            if (!TryLoadTree(name, out var header, out headerInState)) return false;
             btree = new BTree(Pages, header);
             if (!IsWritable) Snapshot.AddReadTree(name, btree);
         }
-        tree = new Tree(this, name, btree);
+        tree = new Tree(this, name, btree) { HeaderInState = headerInState };
         Remember(tree);
         return true;
     }
@@ -87,12 +88,16 @@ public abstract class Transaction : IDisposable
         return last is not null && (ReferenceEquals(last.Name, name) || string.Equals(last.Name, name, StringComparison.Ordinal)) ? last : null;
     }
 
-    /// <summary>Reads a tree's header from the tree of names of this transaction's snapshot.</summary>
-    private bool TryLoadTree(string name, out TreeHeader header)
+    /// <summary>
+    /// Reads a tree's header from the tree of names of this transaction's snapshot, or from the snapshot's state
+    /// when the entry says the header is there (<paramref name="headerInState"/>: the tree is the hot tree).
+    /// </summary>
+    private bool TryLoadTree(string name, out TreeHeader header, out bool headerInState)
     {
         Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
         int length = Tree.EncodeName(name, key);
         var root = RootTree;
+        headerInState = false;
         if (root is null || !root.TryGet(key[..length], out var stored))
         {
             header = default;
@@ -101,7 +106,23 @@ public abstract class Transaction : IDisposable
         if (stored.Length != TreeHeader.Size)
             throw Pages.Corruption(Snapshot.State.RootTree.RootPage, $"the entry of tree '{name}' is {stored.Length} bytes, not a tree header.");
         header = MemoryMarshal.Read<TreeHeader>(stored);
+        if ((header.Flags & TreeFlags.HeaderInState) == 0) return true;
+        headerInState = true;
+        header = ResolveHotTree(Snapshot.State, header, key[..length])
+            ?? throw Pages.Corruption(Snapshot.State.RootTree.RootPage, $"the entry of tree '{name}' says its header is in the environment state, which holds none that matches.");
         return true;
+    }
+
+    /// <summary>
+    /// The header that <paramref name="state"/> holds for the tree whose entry in the tree of names is
+    /// <paramref name="entry"/> (marked <see cref="TreeFlags.HeaderInState"/>) under <paramref name="name"/>; null
+    /// when it holds none, or one of a tree with another name or other flags: the state and the tree of names disagree.
+    /// </summary>
+    internal static TreeHeader? ResolveHotTree(in EnvironmentState state, in TreeHeader entry, ReadOnlySpan<byte> name)
+    {
+        var hot = state.HotTree;
+        if (hot.RootPage == 0 || hot.Flags != (entry.Flags & ~TreeFlags.HeaderInState) || state.HotTreeName != Common.Crc32C.Compute(name)) return null;
+        return hot;
     }
 
     /// <summary>Names of all trees, in bytewise order of their UTF-8 encoding.</summary>

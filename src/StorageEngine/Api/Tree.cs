@@ -50,6 +50,12 @@ public sealed class Tree
 
     internal bool IsDropped { get; private set; }
 
+    /// <summary>
+    /// True when the transaction loaded this tree as the hot tree: its header came from the environment state,
+    /// and its entry in the tree of names is marked <see cref="TreeFlags.HeaderInState"/>.
+    /// </summary>
+    internal bool HeaderInState { get; init; }
+
     internal bool IsChanged => BTree.IsDirty || _created || IsDropped;
 
     internal void MarkCreated() => _created = true;

@@ -14,6 +14,8 @@ public sealed class WriteTransaction : Transaction
     private readonly PageWriter _pages;
     private bool _committed;
     private int _committing;
+    // The hot tree (see EnvironmentState.HotTree) was deleted in this transaction.
+    private bool _hotTreeDeleted;
     private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
@@ -52,6 +54,7 @@ public sealed class WriteTransaction : Transaction
     {
         if (!TryOpenTree(name, out var tree)) return false;
         tree.Drop();
+        if (tree.HeaderInState) _hotTreeDeleted = true;
         return true;
     }
 
@@ -117,7 +120,7 @@ public sealed class WriteTransaction : Transaction
         state.TransactionId = _pages.TransactionId;
         if (_pages.DirtyCount > 0 || HasTreeChanges())
         {
-            FlushTreeHeaders();
+            FlushTreeHeaders(ref state);
             state.RootTree = RootTree?.Header ?? default;
             state.PageCount = _pages.PageCount;
             _pending = Environment.PrepareCommit(_pages, state);
@@ -134,13 +137,25 @@ public sealed class WriteTransaction : Transaction
         return false;
     }
 
-    /// <summary>Writes the header of every changed tree into the tree of names.</summary>
-    private void FlushTreeHeaders()
+    /// <summary>
+    /// Writes the header of every changed tree into the tree of names, but the hot tree's, which goes into the new
+    /// <paramref name="state"/>: changed if this transaction changed it, none if it deleted it. With no hot tree
+    /// left, a tree changed alone becomes it.
+    /// </summary>
+    private void FlushTreeHeaders(ref EnvironmentState state)
     {
-        Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
+        if (_hotTreeDeleted) (state.HotTree, state.HotTreeName) = (default, 0);
+        int changed = 0;
         foreach (var tree in OpenedTrees)
         {
             if (!tree.IsChanged) continue;
+            changed++;
+            if (tree.HeaderInState && !tree.IsDropped) state.HotTree = tree.BTree.Header;
+        }
+        Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
+        foreach (var tree in OpenedTrees)
+        {
+            if (!tree.IsChanged || (tree.HeaderInState && !tree.IsDropped)) continue;
             int length = Tree.EncodeName(tree.Name, key);
             var root = RootTree ?? (RootTree = new BTree(_pages, BTree.Create(_pages, TreeFlags.None)));
             if (tree.IsDropped)
@@ -149,6 +164,11 @@ public sealed class WriteTransaction : Transaction
                 continue;
             }
             var header = tree.BTree.Header;
+            if (changed == 1 && state.HotTree.RootPage == 0)
+            {
+                (state.HotTree, state.HotTreeName) = (header, Common.Crc32C.Compute(key[..length]));
+                header.Flags |= TreeFlags.HeaderInState;
+            }
             root.Put(key[..length], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in header)));
         }
     }

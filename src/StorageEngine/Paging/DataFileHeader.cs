@@ -3,13 +3,14 @@ using System.Runtime.InteropServices;
 namespace StorageEngine.Paging;
 
 /// <summary>
-/// The checkpoint header, format version 1. Two copies live at the start of pages 0 and 1 of the data file;
+/// The checkpoint header, format version 2 (version 1 files, whose state has no hot tree, are read, and become
+/// version 2 at their next checkpoint; a build that reads only version 1 refuses them then). Two copies live at the start of pages 0 and 1 of the data file;
 /// a checkpoint overwrites the older copy (sequence parity), so a torn header write leaves the other intact.
 /// The copy with a valid checksum and the higher sequence wins.
 /// <code>
 /// offset size field
 ///      0    8 Magic                   "SEDBHDR1" (ASCII, little-endian ulong)
-///      8    4 FormatVersion           1
+///      8    4 FormatVersion           2 (1: no hot tree in the state, see EnvironmentState)
 ///     12    4 PageSize                bytes per page, a power of two from 4096 to 32768
 ///     16    4 Checksum                CRC-32C of these 192 bytes with this field taken as zero
 ///     20    4 Flags                   <see cref="DataFileHeaderFlags"/> of the session that wrote it
@@ -27,7 +28,10 @@ internal unsafe struct DataFileHeader
     public const int Size = 192;
     public const int StateSize = 128;
     public const ulong MagicValue = 0x3152444842444553UL; // "SEDBHDR1"
-    public const uint CurrentFormatVersion = 1;
+    public const uint CurrentFormatVersion = 2;
+
+    /// <summary>The oldest format this build reads.</summary>
+    public const uint OldestFormatVersion = 1;
 
     [FieldOffset(0)] public ulong Magic;
     [FieldOffset(8)] public uint FormatVersion;

@@ -41,8 +41,8 @@ internal static unsafe class DataFileHeaderStore
         }
 
         var best = !foundSecond || (foundMagic && first.Sequence >= second.Sequence) ? first : second;
-        if (best.FormatVersion != DataFileHeader.CurrentFormatVersion)
-            throw new CorruptionException(file.Path, 0, $"unsupported data file format version {best.FormatVersion} (this build reads version {DataFileHeader.CurrentFormatVersion}).");
+        if (best.FormatVersion is < DataFileHeader.OldestFormatVersion or > DataFileHeader.CurrentFormatVersion)
+            throw new CorruptionException(file.Path, 0, $"unsupported data file format version {best.FormatVersion} (this build reads versions {DataFileHeader.OldestFormatVersion} to {DataFileHeader.CurrentFormatVersion}).");
         return best;
     }
 

@@ -108,11 +108,29 @@ internal sealed unsafe class EnvironmentChecker
                 else names.Add((Encoding.UTF8.GetString(key), MemoryMarshal.Read<TreeHeader>(value)));
             });
             _entries = 0;
-            foreach (var (name, header) in names)
+            int hot = 0;
+            foreach (var (name, entry) in names)
             {
                 trees++;
+                var header = entry;
+                if ((entry.Flags & TreeFlags.HeaderInState) != 0)
+                {
+                    hot++;
+                    if (StorageEngine.Transaction.ResolveHotTree(_snapshot.State, entry, Encoding.UTF8.GetBytes(name)) is not { } resolved)
+                    {
+                        Problem($"the entry of tree '{name}' says its header is in the environment state, which holds none that matches.");
+                        continue;
+                    }
+                    header = resolved;
+                }
                 WalkTree($"tree '{name}'", header, null);
             }
+            if (hot > 1) Problem($"{hot} entries of the tree of names say their header is in the environment state, which holds one.");
+            if (hot == 0 && _snapshot.State.HotTree.RootPage != 0) Problem("the environment state holds a tree header that no entry of the tree of names refers to.");
+        }
+        else if (_snapshot.State.HotTree.RootPage != 0)
+        {
+            Problem("the environment state holds a tree header, but there is no tree of names.");
         }
 
         return trees;

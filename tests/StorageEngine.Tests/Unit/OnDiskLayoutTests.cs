@@ -65,6 +65,8 @@ public sealed class OnDiskLayoutTests
     [InlineData(typeof(PageHeader), nameof(PageHeader.Upper), 16)]
     [InlineData(typeof(PageHeader), nameof(PageHeader.FragmentedBytes), 18)]
     [InlineData(typeof(PageHeader), nameof(PageHeader.TransactionId), 24)]
+    [InlineData(typeof(EnvironmentState), nameof(EnvironmentState.HotTree), 64)]
+    [InlineData(typeof(EnvironmentState), nameof(EnvironmentState.HotTreeName), 112)]
     [InlineData(typeof(DataFileHeader), nameof(DataFileHeader.Magic), 0)]
     [InlineData(typeof(DataFileHeader), nameof(DataFileHeader.FormatVersion), 8)]
     [InlineData(typeof(DataFileHeader), nameof(DataFileHeader.PageSize), 12)]
