@@ -108,21 +108,9 @@ public abstract class Transaction : IDisposable
         header = MemoryMarshal.Read<TreeHeader>(stored);
         if ((header.Flags & TreeFlags.HeaderInState) == 0) return true;
         headerInState = true;
-        header = ResolveHotTree(Snapshot.State, header, key[..length])
+        header = HotTree.Resolve(Snapshot.State, header, key[..length])
             ?? throw Pages.Corruption(Snapshot.State.RootTree.RootPage, $"the entry of tree '{name}' says its header is in the environment state, which holds none that matches.");
         return true;
-    }
-
-    /// <summary>
-    /// The header that <paramref name="state"/> holds for the tree whose entry in the tree of names is
-    /// <paramref name="entry"/> (marked <see cref="TreeFlags.HeaderInState"/>) under <paramref name="name"/>; null
-    /// when it holds none, or one of a tree with another name or other flags: the state and the tree of names disagree.
-    /// </summary>
-    internal static TreeHeader? ResolveHotTree(in EnvironmentState state, in TreeHeader entry, ReadOnlySpan<byte> name)
-    {
-        var hot = state.HotTree;
-        if (hot.RootPage == 0 || hot.Flags != (entry.Flags & ~TreeFlags.HeaderInState) || state.HotTreeName != Common.Crc32C.Compute(name)) return null;
-        return hot;
     }
 
     /// <summary>Names of all trees, in bytewise order of their UTF-8 encoding.</summary>

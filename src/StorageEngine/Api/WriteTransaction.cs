@@ -166,7 +166,7 @@ public sealed class WriteTransaction : Transaction
             var header = tree.BTree.Header;
             if (changed == 1 && state.HotTree.RootPage == 0)
             {
-                (state.HotTree, state.HotTreeName) = (header, Common.Crc32C.Compute(key[..length]));
+                (state.HotTree, state.HotTreeName) = (header, HotTree.NameChecksum(key[..length]));
                 header.Flags |= TreeFlags.HeaderInState;
             }
             root.Put(key[..length], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in header)));

@@ -4,9 +4,9 @@ namespace StorageEngine.Paging;
 
 /// <summary>
 /// The checkpoint header, format version 2 (version 1 files, whose state has no hot tree, are read, and become
-/// version 2 at their next checkpoint; a build that reads only version 1 refuses them then). Two copies live at the start of pages 0 and 1 of the data file;
-/// a checkpoint overwrites the older copy (sequence parity), so a torn header write leaves the other intact.
-/// The copy with a valid checksum and the higher sequence wins.
+/// version 2 at their next checkpoint; a build that reads only version 1 refuses them then). Two copies live at
+/// the start of pages 0 and 1 of the data file; a checkpoint overwrites the older copy (sequence parity), so a
+/// torn header write leaves the other intact. The copy with a valid checksum and the higher sequence wins.
 /// <code>
 /// offset size field
 ///      0    8 Magic                   "SEDBHDR1" (ASCII, little-endian ulong)

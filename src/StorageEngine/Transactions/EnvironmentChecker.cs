@@ -101,22 +101,22 @@ internal sealed unsafe class EnvironmentChecker
         var rootHeader = _snapshot.State.RootTree;
         if (rootHeader.RootPage != 0)
         {
-            var names = new List<(string Name, TreeHeader Header)>();
+            var names = new List<(string Name, byte[] Key, TreeHeader Header)>();
             WalkTree("(tree of names)", rootHeader, (key, value) =>
             {
                 if (value.Length != TreeHeader.Size) Problem($"the tree of names holds a {value.Length}-byte entry for '{Encoding.UTF8.GetString(key)}'.");
-                else names.Add((Encoding.UTF8.GetString(key), MemoryMarshal.Read<TreeHeader>(value)));
+                else names.Add((Encoding.UTF8.GetString(key), key.ToArray(), MemoryMarshal.Read<TreeHeader>(value)));
             });
             _entries = 0;
             int hot = 0;
-            foreach (var (name, entry) in names)
+            foreach (var (name, key, entry) in names)
             {
                 trees++;
                 var header = entry;
                 if ((entry.Flags & TreeFlags.HeaderInState) != 0)
                 {
                     hot++;
-                    if (StorageEngine.Transaction.ResolveHotTree(_snapshot.State, entry, Encoding.UTF8.GetBytes(name)) is not { } resolved)
+                    if (HotTree.Resolve(_snapshot.State, entry, key) is not { } resolved)
                     {
                         Problem($"the entry of tree '{name}' says its header is in the environment state, which holds none that matches.");
                         continue;
