@@ -206,6 +206,9 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal FreeSpaceMap FreeSpace => _freeSpace;
 
+    /// <summary>The writer's memory for choosing the hot tree; under the write lock.</summary>
+    internal HotTreeHints HotTreeHints { get; } = new();
+
     /// <summary>Starts a read transaction on the latest committed snapshot. It never blocks and is never blocked by the writer.</summary>
     public ReadTransaction BeginRead()
     {

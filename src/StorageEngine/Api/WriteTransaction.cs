@@ -16,6 +16,9 @@ public sealed class WriteTransaction : Transaction
     private int _committing;
     // The hot tree (see EnvironmentState.HotTree) was deleted in this transaction.
     private bool _hotTreeDeleted;
+    // What FlushTreeHeaders learned, for the environment's hints once the commit is made.
+    private string? _hotName;
+    private string? _soleTree;
     private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
@@ -120,10 +123,13 @@ public sealed class WriteTransaction : Transaction
         state.TransactionId = _pages.TransactionId;
         if (_pages.DirtyCount > 0 || HasTreeChanges())
         {
-            FlushTreeHeaders(ref state);
+            var hints = Environment.HotTreeHints;
+            FlushTreeHeaders(ref state, hints);
             state.RootTree = RootTree?.Header ?? default;
             state.PageCount = _pages.PageCount;
             _pending = Environment.PrepareCommit(_pages, state);
+            hints.HotName = state.HotTree.RootPage == 0 ? null : _hotName;
+            hints.LastSole = _soleTree;
         }
         _committed = true;
         var pending = _pending;
@@ -140,19 +146,40 @@ public sealed class WriteTransaction : Transaction
     /// <summary>
     /// Writes the header of every changed tree into the tree of names, but the hot tree's, which goes into the new
     /// <paramref name="state"/>: changed if this transaction changed it, none if it deleted it. With no hot tree
-    /// left, a tree changed alone becomes it.
+    /// left, a tree changed alone becomes it; a tree changed alone in two commits running takes the place of a hot
+    /// tree that neither changed.
     /// </summary>
-    private void FlushTreeHeaders(ref EnvironmentState state)
+    private void FlushTreeHeaders(ref EnvironmentState state, HotTreeHints hints)
     {
-        if (_hotTreeDeleted) (state.HotTree, state.HotTreeName) = (default, 0);
+        _hotName = hints.HotName;
+        if (_hotTreeDeleted) (state.HotTree, state.HotTreeName, _hotName) = (default, 0, null);
         int changed = 0;
+        Tree? sole = null;
         foreach (var tree in OpenedTrees)
         {
+            if (tree.HeaderInState && !tree.IsDropped) _hotName = tree.Name;
             if (!tree.IsChanged) continue;
             changed++;
+            sole = tree;
             if (tree.HeaderInState && !tree.IsDropped) state.HotTree = tree.BTree.Header;
         }
+        if (changed != 1 || sole!.IsDropped) sole = null;
+        _soleTree = sole?.Name;
         Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
+        if (sole is { HeaderInState: false } && state.HotTree.RootPage != 0 && hints.LastSole == sole.Name
+            && (_hotName ?? FindHotTreeName()) is { } hotName && hotName != sole.Name)
+        {
+            // The hot tree goes back into the tree of names, so that the tree changed alone again becomes hot below.
+            int hotLength = Tree.EncodeName(hotName, key);
+            if (HotTree.NameChecksum(key[..hotLength]) == state.HotTreeName && RootTree is { } names
+                && names.TryGet(key[..hotLength], out var stored) && stored.Length == TreeHeader.Size
+                && (MemoryMarshal.Read<TreeHeader>(stored).Flags & TreeFlags.HeaderInState) != 0)
+            {
+                var demoted = state.HotTree;
+                names.Put(key[..hotLength], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in demoted)));
+                (state.HotTree, state.HotTreeName) = (default, 0);
+            }
+        }
         foreach (var tree in OpenedTrees)
         {
             if (!tree.IsChanged || (tree.HeaderInState && !tree.IsDropped)) continue;
@@ -166,11 +193,28 @@ public sealed class WriteTransaction : Transaction
             var header = tree.BTree.Header;
             if (changed == 1 && state.HotTree.RootPage == 0)
             {
-                (state.HotTree, state.HotTreeName) = (header, HotTree.NameChecksum(key[..length]));
+                (state.HotTree, state.HotTreeName, _hotName) = (header, HotTree.NameChecksum(key[..length]), tree.Name);
                 header.Flags |= TreeFlags.HeaderInState;
             }
             root.Put(key[..length], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in header)));
         }
+    }
+
+    /// <summary>
+    /// The name of the tree whose entry in the tree of names is marked <see cref="TreeFlags.HeaderInState"/>, found
+    /// by walking the tree of names: once a session, when a tree is about to take the hot tree's place and no
+    /// transaction of this session has opened the hot tree.
+    /// </summary>
+    private string? FindHotTreeName()
+    {
+        if (RootTree is not { } names) return null;
+        var cursor = new TreeCursor(names, tracksChanges: false);
+        for (bool more = cursor.First(); more; more = cursor.Next())
+        {
+            if (cursor.Value.Length == TreeHeader.Size && (MemoryMarshal.Read<TreeHeader>(cursor.Value).Flags & TreeFlags.HeaderInState) != 0)
+                return System.Text.Encoding.UTF8.GetString(cursor.Key);
+        }
+        return null;
     }
 
     /// <summary>Discards every change and ends the transaction (the same as disposing it uncommitted).</summary>

@@ -19,8 +19,8 @@ namespace StorageEngine.Transactions;
 ///    116   12 Reserved
 /// </code>
 /// A commit that changes only the hot tree writes its header here instead of copying a page of the tree of
-/// names: that copy, its seal and its journal bytes were a tenth of a one-put commit. The first tree committed
-/// alone, with no hot tree, becomes the hot tree; it stays so until it is deleted.
+/// names: that copy, its seal and its journal bytes were a tenth of a one-put commit. Which tree is hot: see
+/// <c>WriteTransaction.FlushTreeHeaders</c>.
 /// </summary>
 [StructLayout(LayoutKind.Explicit, Size = Size)]
 internal struct EnvironmentState

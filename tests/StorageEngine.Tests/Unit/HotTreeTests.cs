@@ -33,18 +33,65 @@ public sealed class HotTreeTests
         Commit(env, "a", 0);
         var hot = env.CurrentSnapshot.State.HotTree.RootPage;
         Commit(env, "b", 0);
+        Commit(env, "c", 0);
         Commit(env, "b", 1);
         Assert.Equal(hot, env.CurrentSnapshot.State.HotTree.RootPage);
         using (var tx = env.BeginWrite())
         {
             tx.OpenTree("a").Put(Key(1), Key(1));
             tx.OpenTree("b").Put(Key(2), Key(2));
-            tx.CreateTree("c").Put(Key(0), Key(0));
+            tx.CreateTree("c").Put(Key(1), Key(1));
             tx.Commit();
         }
 
         Assert.Equal(2, env.CurrentSnapshot.State.HotTree.EntryCount);
-        AssertHolds(env, ("a", 2), ("b", 3), ("c", 1));
+        AssertHolds(env, ("a", 2), ("b", 3), ("c", 2));
+    }
+
+    [Fact]
+    public void A_tree_changed_alone_in_two_commits_running_takes_the_place_of_an_idle_hot_tree()
+    {
+        var fs = new MemoryFileSystem();
+        using (var env = StorageEnvironment.Open(TestData.SafeOptions(fs)))
+        {
+            Commit(env, "meta", 0);
+            Commit(env, "docs", 0);
+            Commit(env, "docs", 1);
+            Assert.Equal(2, env.CurrentSnapshot.State.HotTree.EntryCount);
+            var names = env.CurrentSnapshot.State.RootTree;
+            for (int i = 2; i < 10; i++) Commit(env, "docs", i);
+            Assert.Equal(names, env.CurrentSnapshot.State.RootTree);
+            AssertHolds(env, ("meta", 1), ("docs", 10));
+
+            // And back: meta twice running takes the slot again, docs keeps what it had.
+            Commit(env, "meta", 1);
+            Commit(env, "meta", 2);
+            Assert.Equal(3, env.CurrentSnapshot.State.HotTree.EntryCount);
+            AssertHolds(env, ("meta", 3), ("docs", 10));
+            fs.SimulatePowerLoss();
+        }
+
+        using (var env = StorageEnvironment.Open(TestData.SafeOptions(fs)))
+        {
+            AssertHolds(env, ("meta", 3), ("docs", 10));
+            // A new session finds the hot tree by its mark in the tree of names when docs is about to take over.
+            Commit(env, "docs", 10);
+            Commit(env, "docs", 11);
+            Commit(env, "docs", 12);
+            Assert.Equal(13, env.CurrentSnapshot.State.HotTree.EntryCount);
+            AssertHolds(env, ("meta", 3), ("docs", 13));
+        }
+    }
+
+    [Fact]
+    public void Single_tree_commits_that_alternate_leave_the_hot_tree_where_it_is()
+    {
+        using var env = StorageEnvironment.CreateInMemory();
+        Commit(env, "a", 0);
+        var hot = env.CurrentSnapshot.State.HotTree;
+        for (int i = 0; i < 10; i++) Commit(env, i % 2 == 0 ? "b" : "c", i / 2);
+        Assert.Equal(hot, env.CurrentSnapshot.State.HotTree);
+        AssertHolds(env, ("a", 1), ("b", 5), ("c", 5));
     }
 
     [Fact]
@@ -53,6 +100,7 @@ public sealed class HotTreeTests
         using var env = StorageEnvironment.CreateInMemory();
         Commit(env, "a", 0);
         Commit(env, "b", 0);
+        Assert.Equal(1, env.CurrentSnapshot.State.HotTree.EntryCount);
         using (var tx = env.BeginWrite())
         {
             Assert.True(tx.DeleteTree("a"));
