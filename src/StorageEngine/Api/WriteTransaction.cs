@@ -171,11 +171,10 @@ public sealed class WriteTransaction : Transaction
         {
             // The hot tree goes back into the tree of names, so that the tree changed alone again becomes hot below.
             int hotLength = Tree.EncodeName(hotName, key);
-            if (HotTree.NameChecksum(key[..hotLength]) == state.HotTreeName && RootTree is { } names
-                && names.TryGet(key[..hotLength], out var stored) && stored.Length == TreeHeader.Size
-                && (MemoryMarshal.Read<TreeHeader>(stored).Flags & TreeFlags.HeaderInState) != 0)
+            if (RootTree is { } names && names.TryGet(key[..hotLength], out var stored) && stored.Length == TreeHeader.Size
+                && MemoryMarshal.Read<TreeHeader>(stored) is var entry && (entry.Flags & TreeFlags.HeaderInState) != 0
+                && HotTree.Resolve(state, entry, key[..hotLength]) is { } demoted)
             {
-                var demoted = state.HotTree;
                 names.Put(key[..hotLength], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in demoted)));
                 (state.HotTree, state.HotTreeName) = (default, 0);
             }

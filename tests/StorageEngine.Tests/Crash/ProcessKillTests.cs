@@ -27,20 +27,7 @@ public sealed class ProcessKillTests
     public void EveryAcknowledgedCommitSurvivesSigkillWhileBackgroundCheckpointsRecycleTheJournal() =>
         // A checkpoint after every few KB of journal and small journal files: most kills land while the checkpointer
         // is flushing the data file, writing its header, or recycling journal files.
-        RunCycles(defaultCycles: 30, maxCommitsBeforeKill: 60,
-            childOptions:
-            [
-                "--checkpoint-threshold", "16384",
-                "--checkpoint-interval-ms", "5",
-                "--journal-size", JournalFileSize.ToString(CultureInfo.InvariantCulture),
-            ],
-            directory => new StorageEnvironmentOptions
-            {
-                Path = directory,
-                Durability = DurabilityMode.Safe,
-                CheckpointThreshold = 16384,
-                JournalFileSize = JournalFileSize,
-            });
+        RunCyclesRecyclingTheJournal(DurabilityMode.Safe, defaultCycles: 30);
 
     [Fact]
     public void EveryAcknowledgedLazyCommitSurvivesSigkill() =>
@@ -54,10 +41,16 @@ public sealed class ProcessKillTests
         // A Lazy journal's records are copied into a shared mapping of the file, not written: they are in the page
         // cache all the same. Small files and frequent checkpoints make kills land while files are switched (mapped
         // anew, blocks reserved) and recycled ones are written over.
-        RunCycles(defaultCycles: 15, maxCommitsBeforeKill: 60,
+        RunCyclesRecyclingTheJournal(DurabilityMode.Lazy, defaultCycles: 15);
+
+    /// <summary>Kill cycles with a checkpoint after every 16 KiB of journal, every 5 ms, and small journal files.</summary>
+    private void RunCyclesRecyclingTheJournal(DurabilityMode durability, int defaultCycles)
+    {
+        string[] lazy = durability == DurabilityMode.Lazy ? ["--lazy"] : [];
+        RunCycles(defaultCycles, maxCommitsBeforeKill: 60,
             childOptions:
             [
-                "--lazy",
+                .. lazy,
                 "--checkpoint-threshold", "16384",
                 "--checkpoint-interval-ms", "5",
                 "--journal-size", JournalFileSize.ToString(CultureInfo.InvariantCulture),
@@ -65,10 +58,11 @@ public sealed class ProcessKillTests
             directory => new StorageEnvironmentOptions
             {
                 Path = directory,
-                Durability = DurabilityMode.Lazy,
+                Durability = durability,
                 CheckpointThreshold = 16384,
                 JournalFileSize = JournalFileSize,
             });
+    }
 
     [Fact]
     public void EveryAcknowledgedAsyncCommitSurvivesSigkillWhileLaterCommitsAreInFlight() =>
