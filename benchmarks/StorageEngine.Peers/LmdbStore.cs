@@ -1,46 +1,45 @@
+using LightningDB;
+
 namespace StorageEngine.Peers;
 
-using static LmdbNative;
-
 /// <summary>
-/// LMDB with its defaults: Durable syncs on every commit (the default flags), ProcessCrash adds MDB_NOSYNC.
-/// Reads use LMDB's fast path for short read transactions: each thread keeps one read-only transaction and
-/// renews it for every read and resets it after (<c>mdb_txn_renew</c> / <c>mdb_txn_reset</c>). The handle then
-/// keeps its reader slot, where beginning a transaction per read takes the reader table's lock to find one
-/// (with MDB_NOTLS on every begin), a lock two reading threads contend for.
+/// LMDB through LightningDB, the binding .NET applications use (it ships its own liblmdb). Durable syncs on every
+/// commit (LMDB's default), ProcessCrash adds <see cref="EnvironmentOpenFlags.NoSync"/>. Reads use LMDB's fast
+/// path for short read transactions: each thread keeps one read-only transaction, renewed for every read and
+/// reset after, so it keeps its reader slot; beginning a transaction per read takes the reader table's lock to
+/// find one (with NoThreadLocalStorage on every begin), a lock two reading threads contend for.
 /// </summary>
-public sealed unsafe class LmdbStore : IKeyValueStore
+public sealed class LmdbStore : IKeyValueStore
 {
-    private readonly IntPtr _env;
-    private readonly uint _dbi;
     private const long MapSize = 64L << 30;
-    private int _disposed;
+    private readonly LightningEnvironment _env;
+    private readonly LightningDatabase _db;
     // One reset read transaction per thread that has read; all of them, also those of threads that have ended,
-    // are aborted before the environment closes.
-    private readonly ThreadLocal<IntPtr> _threadReader = new();
-    private readonly System.Collections.Concurrent.ConcurrentBag<IntPtr> _readers = new();
+    // are disposed before the environment closes.
+    private readonly ThreadLocal<LightningTransaction?> _threadReader = new();
+    private readonly System.Collections.Concurrent.ConcurrentBag<LightningTransaction> _readers = [];
+    private int _disposed;
 
     /// <summary>Opens or creates the environment in <paramref name="directory"/> (map size 64 GiB, sparse).</summary>
     public LmdbStore(string directory, DurabilityTier tier)
     {
         if (tier == DurabilityTier.None) throw new NotSupportedException("LMDB has no in-memory tier.");
         Tier = tier;
-        Check(mdb_env_create(out _env), nameof(mdb_env_create));
+        // LightningDB's finalizer throws for an environment that was not disposed, so the library must load before one is made.
+        if (Probe() is { } reason) throw new EngineUnavailableException(reason);
+        _env = new LightningEnvironment(directory, new EnvironmentConfiguration { MapSize = MapSize, MaxReaders = 256 });
         try
         {
-            Check(mdb_env_set_mapsize(_env, unchecked((nuint)MapSize)), nameof(mdb_env_set_mapsize));
-            Check(mdb_env_set_maxreaders(_env, 256), nameof(mdb_env_set_maxreaders));
-            uint flags = MDB_NOTLS | (tier == DurabilityTier.ProcessCrash ? MDB_NOSYNC : 0);
-            Check(mdb_env_open(_env, directory, flags, 0b110_100_100), nameof(mdb_env_open));
-            Check(mdb_txn_begin(_env, IntPtr.Zero, 0, out var txn), nameof(mdb_txn_begin));
-            int rc = mdb_dbi_open(txn, null, MDB_CREATE, out _dbi);
-            if (rc != 0) mdb_txn_abort(txn);
-            Check(rc, nameof(mdb_dbi_open));
-            Check(mdb_txn_commit(txn), nameof(mdb_txn_commit));
+            var flags = EnvironmentOpenFlags.NoThreadLocalStorage
+                | (tier == DurabilityTier.ProcessCrash ? EnvironmentOpenFlags.NoSync : EnvironmentOpenFlags.None);
+            _env.Open(flags);
+            using var txn = _env.BeginTransaction();
+            _db = txn.OpenDatabase(configuration: new DatabaseConfiguration { Flags = DatabaseOpenFlags.Create });
+            Check(txn.Commit(), "mdb_txn_commit");
         }
         catch
         {
-            mdb_env_close(_env);
+            _env.Dispose();
             throw;
         }
     }
@@ -51,56 +50,31 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     /// <inheritdoc />
     public DurabilityTier Tier { get; }
 
-    /// <summary>The library's version string.</summary>
-    public static string LibraryVersion => Version();
+    /// <summary>The binding's version and the LMDB library it calls (valid once <see cref="Probe"/> returned null).</summary>
+    public static string LibraryVersion => $"LightningDB {typeof(LightningEnvironment).Assembly.GetName().Version}, {LmdbLibrary.Description}";
+
+    /// <summary>Null when an LMDB library for LightningDB loads here, else why not.</summary>
+    public static string? Probe() => LmdbLibrary.Probe();
 
     /// <inheritdoc />
     public void WriteBatch(ReadOnlySpan<KeyValue> puts)
     {
-        Check(mdb_txn_begin(_env, IntPtr.Zero, 0, out var txn), nameof(mdb_txn_begin));
-        try
-        {
-            foreach (ref readonly var put in puts)
-            {
-                fixed (byte* k = put.Key.Span)
-                fixed (byte* v = put.Value.Span)
-                {
-                    var key = new MDB_val { mv_size = (nuint)put.Key.Length, mv_data = k };
-                    var value = new MDB_val { mv_size = (nuint)put.Value.Length, mv_data = v };
-                    Check(mdb_put(txn, _dbi, &key, &value, 0), nameof(mdb_put));
-                }
-            }
-        }
-        catch
-        {
-            mdb_txn_abort(txn);
-            throw;
-        }
-        Check(mdb_txn_commit(txn), nameof(mdb_txn_commit));
+        using var txn = _env.BeginTransaction();
+        foreach (ref readonly var put in puts)
+            Check(txn.Put(_db, put.Key.Span, put.Value.Span), "mdb_put");
+        Check(txn.Commit(), "mdb_txn_commit");
     }
 
     /// <inheritdoc />
     public void DeleteBatch(ReadOnlySpan<ReadOnlyMemory<byte>> keys)
     {
-        Check(mdb_txn_begin(_env, IntPtr.Zero, 0, out var txn), nameof(mdb_txn_begin));
-        try
+        using var txn = _env.BeginTransaction();
+        foreach (ref readonly var key in keys)
         {
-            foreach (ref readonly var k in keys)
-            {
-                fixed (byte* p = k.Span)
-                {
-                    var key = new MDB_val { mv_size = (nuint)k.Length, mv_data = p };
-                    int rc = mdb_del(txn, _dbi, &key, null);
-                    if (rc != MDB_NOTFOUND) Check(rc, nameof(mdb_del));
-                }
-            }
+            var rc = txn.Delete(_db, key.Span);
+            if (rc != MDBResultCode.NotFound) Check(rc, "mdb_del");
         }
-        catch
-        {
-            mdb_txn_abort(txn);
-            throw;
-        }
-        Check(mdb_txn_commit(txn), nameof(mdb_txn_commit));
+        Check(txn.Commit(), "mdb_txn_commit");
     }
 
     /// <inheritdoc />
@@ -113,23 +87,8 @@ public sealed unsafe class LmdbStore : IKeyValueStore
         }
         finally
         {
-            mdb_txn_reset(txn);
+            txn.Reset();
         }
-    }
-
-    /// <summary>This thread's read transaction, renewed on the newest snapshot; reset it when done.</summary>
-    private IntPtr BeginRead()
-    {
-        var txn = _threadReader.Value;
-        if (txn != IntPtr.Zero)
-        {
-            Check(mdb_txn_renew(txn), nameof(mdb_txn_renew));
-            return txn;
-        }
-        Check(mdb_txn_begin(_env, IntPtr.Zero, MDB_RDONLY, out txn), nameof(mdb_txn_begin));
-        _readers.Add(txn);
-        _threadReader.Value = txn;
-        return txn;
     }
 
     /// <inheritdoc />
@@ -145,22 +104,7 @@ public sealed unsafe class LmdbStore : IKeyValueStore
         }
         finally
         {
-            mdb_txn_reset(txn);
-        }
-    }
-
-    private int GetIn(IntPtr txn, ReadOnlySpan<byte> key, Span<byte> destination)
-    {
-        fixed (byte* k = key)
-        {
-            var mkey = new MDB_val { mv_size = (nuint)key.Length, mv_data = k };
-            MDB_val value;
-            int rc = mdb_get(txn, _dbi, &mkey, &value);
-            if (rc == MDB_NOTFOUND) return -1;
-            Check(rc, nameof(mdb_get));
-            var span = value.Span;
-            span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
-            return span.Length;
+            txn.Reset();
         }
     }
 
@@ -168,43 +112,38 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     public int Scan(ReadOnlySpan<byte> start, int count, bool backward = false)
     {
         var txn = BeginRead();
-        IntPtr cursor = IntPtr.Zero;
         try
         {
-            Check(mdb_cursor_open(txn, _dbi, out cursor), nameof(mdb_cursor_open));
-            fixed (byte* s = start)
+            using var cursor = txn.CreateCursor(_db);
+            (MDBResultCode rc, MDBValue key, MDBValue value) entry;
+            if (start.IsEmpty) entry = backward ? cursor.Last() : cursor.First();
+            else
             {
-                var key = new MDB_val { mv_size = (nuint)start.Length, mv_data = s };
-                MDB_val value;
-                int rc;
-                if (start.IsEmpty) rc = mdb_cursor_get(cursor, &key, &value, backward ? MDB_LAST : MDB_FIRST);
-                else
+                var rc = cursor.SetRange(start);
+                entry = rc == MDBResultCode.Success ? cursor.GetCurrent() : (rc, default, default);
+                if (backward)
                 {
-                    rc = mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE);
-                    if (backward)
-                    {
-                        // SET_RANGE gives the first key >= start; step back unless it is start itself.
-                        if (rc == MDB_NOTFOUND) rc = mdb_cursor_get(cursor, &key, &value, MDB_LAST);
-                        else if (rc == 0 && !key.Span.SequenceEqual(start)) rc = mdb_cursor_get(cursor, &key, &value, MDB_PREV);
-                    }
+                    // SetRange lands on the first key >= start; step back unless it is start itself.
+                    if (entry.rc == MDBResultCode.NotFound) entry = cursor.Last();
+                    else if (entry.rc == MDBResultCode.Success && !entry.key.AsSpan().SequenceEqual(start)) entry = cursor.Previous();
                 }
-                int visited = 0;
-                long bytes = 0;
-                while (rc == 0 && visited < count)
-                {
-                    bytes += (long)key.mv_size + (long)value.mv_size + (value.mv_size > 0 ? value.mv_data[0] : 0);
-                    visited++;
-                    rc = mdb_cursor_get(cursor, &key, &value, backward ? MDB_PREV : MDB_NEXT);
-                }
-                if (rc != 0 && rc != MDB_NOTFOUND) Check(rc, nameof(mdb_cursor_get));
-                GC.KeepAlive(bytes);
-                return visited;
             }
+            int visited = 0;
+            long bytes = 0;
+            while (entry.rc == MDBResultCode.Success && visited < count)
+            {
+                var value = entry.value.AsSpan();
+                bytes += entry.key.AsSpan().Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+                visited++;
+                entry = backward ? cursor.Previous() : cursor.Next();
+            }
+            if (entry.rc != MDBResultCode.Success && entry.rc != MDBResultCode.NotFound) Check(entry.rc, "mdb_cursor_get");
+            GC.KeepAlive(bytes);
+            return visited;
         }
         finally
         {
-            if (cursor != IntPtr.Zero) mdb_cursor_close(cursor);
-            mdb_txn_reset(txn);
+            txn.Reset();
         }
     }
 
@@ -212,8 +151,39 @@ public sealed unsafe class LmdbStore : IKeyValueStore
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        foreach (var txn in _readers) mdb_txn_abort(txn);
+        foreach (var txn in _readers) txn.Dispose();
         _threadReader.Dispose();
-        mdb_env_close(_env);
+        _db.Dispose();
+        _env.Dispose();
+    }
+
+    /// <summary>This thread's read transaction, renewed on the newest snapshot; reset it when done.</summary>
+    private LightningTransaction BeginRead()
+    {
+        var txn = _threadReader.Value;
+        if (txn is not null)
+        {
+            Check(txn.Renew(), "mdb_txn_renew");
+            return txn;
+        }
+        txn = _env.BeginTransaction(TransactionBeginFlags.ReadOnly);
+        _readers.Add(txn);
+        _threadReader.Value = txn;
+        return txn;
+    }
+
+    private int GetIn(LightningTransaction txn, ReadOnlySpan<byte> key, Span<byte> destination)
+    {
+        var (rc, _, value) = txn.Get(_db, key);
+        if (rc == MDBResultCode.NotFound) return -1;
+        Check(rc, "mdb_get");
+        var span = value.AsSpan();
+        span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
+        return span.Length;
+    }
+
+    private static void Check(MDBResultCode rc, string call)
+    {
+        if (rc != MDBResultCode.Success) throw new InvalidOperationException($"LMDB {call} failed: {rc}");
     }
 }

@@ -5,14 +5,12 @@ namespace StorageEngine.Peers;
 
 /// <summary>
 /// Resolves the logical library names used in the [DllImport]s to the sonames that distributions install,
-/// so no development symlink (liblmdb.so, librocksdb.so) is needed.
+/// so no development symlink (librocksdb.so) is needed.
 /// </summary>
 internal static class NativeLibraries
 {
-    internal const string Lmdb = "lmdb";
     internal const string RocksDb = "rocksdb";
 
-    private static readonly string[] LmdbCandidates = ["liblmdb.so.0", "liblmdb.so", "liblmdb.dylib", "lmdb.dll", "lmdb"];
     private static readonly string[] RocksDbCandidates =
         ["librocksdb.so.7.8", "librocksdb.so.8", "librocksdb.so.9", "librocksdb.so.7", "librocksdb.so.6", "librocksdb.so", "librocksdb.dylib", "rocksdb.dll"];
 
@@ -32,7 +30,6 @@ internal static class NativeLibraries
     {
         string[]? candidates = name switch
         {
-            Lmdb => LmdbCandidates,
             RocksDb => RocksDbCandidates,
             _ => null,
         };

@@ -12,11 +12,11 @@ public static class PeerEngines
         static (dir, tier) => new StorageEngineStore(dir, tier),
         static () => "StorageEngine " + typeof(StorageEnvironment).Assembly.GetName().Version, pipelinedWrites: true);
 
-    /// <summary>LMDB through liblmdb.so.0.</summary>
+    /// <summary>LMDB through LightningDB (which ships liblmdb).</summary>
     public static PeerEngine Lmdb { get; } = new(
-        "lmdb", "apt-get install -y liblmdb0", PersistentTiers, LmdbNative.Probe,
+        "lmdb", "restored from NuGet (LightningDB)", PersistentTiers, LmdbStore.Probe,
         static (dir, tier) => new LmdbStore(dir, tier),
-        static () => NativeLibraries.LoadedName(NativeLibraries.Lmdb) + ", " + LmdbNative.Version());
+        static () => LmdbStore.LibraryVersion);
 
     /// <summary>RocksDB through librocksdb.so.</summary>
     public static PeerEngine RocksDb { get; } = new(
@@ -26,7 +26,7 @@ public static class PeerEngines
 
     /// <summary>SQLite (bundled e_sqlite3) in WAL mode.</summary>
     public static PeerEngine Sqlite { get; } = new(
-        "sqlite", "restored from NuGet (SQLitePCLRaw.bundle_e_sqlite3)", AllTiers, SqliteStore.Probe,
+        "sqlite", "restored from NuGet (Microsoft.Data.Sqlite)", AllTiers, SqliteStore.Probe,
         static (dir, tier) => new SqliteStore(dir, tier),
         static () => "e_sqlite3 " + SqliteStore.LibraryVersion);
 
