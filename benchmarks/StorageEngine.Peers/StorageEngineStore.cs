@@ -107,7 +107,9 @@ public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
         long bytes = 0;
         while (on && visited < count)
         {
-            bytes += cursor.Key.Length + cursor.Value.Length;
+            // The same work as every other adapter's scan: the value's first byte is read, not only its length.
+            var value = cursor.Value;
+            bytes += cursor.Key.Length + value.Length + (value.IsEmpty ? 0 : value[0]);
             visited++;
             on = backward ? cursor.Previous() : cursor.Next();
         }
