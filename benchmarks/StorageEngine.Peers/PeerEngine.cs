@@ -13,9 +13,11 @@ public sealed class PeerEngine
 
     /// <summary>Describes an engine.</summary>
     public PeerEngine(string name, string installHint, DurabilityTier[] tiers, Func<string?> probe,
-        Func<string, DurabilityTier, IKeyValueStore> open, Func<string>? version = null, bool pipelinedWrites = false)
+        Func<string, DurabilityTier, IKeyValueStore> open, Func<string>? version = null, bool pipelinedWrites = false,
+        bool orderedScans = true)
     {
         PipelinedWrites = pipelinedWrites;
+        OrderedScans = orderedScans;
         _version = version;
         Name = name;
         InstallHint = installHint;
@@ -39,6 +41,12 @@ public sealed class PeerEngine
 
     /// <summary>True when its stores implement <see cref="IPipelinedWrites"/>.</summary>
     public bool PipelinedWrites { get; }
+
+    /// <summary>
+    /// True when its stores implement <see cref="IKeyValueStore.Scan"/>; false for a hash index, whose
+    /// <c>Scan</c> throws <see cref="NotSupportedException"/>.
+    /// </summary>
+    public bool OrderedScans { get; }
 
     /// <summary>True when the engine offers that tier.</summary>
     public bool Supports(DurabilityTier tier) => Array.IndexOf(_tiers, tier) >= 0;

@@ -5,6 +5,7 @@ public static class PeerEngines
 {
     private static readonly DurabilityTier[] AllTiers = [DurabilityTier.Durable, DurabilityTier.ProcessCrash, DurabilityTier.None];
     private static readonly DurabilityTier[] PersistentTiers = [DurabilityTier.Durable, DurabilityTier.ProcessCrash];
+    private static readonly DurabilityTier[] NoneTier = [DurabilityTier.None];
 
     /// <summary>StorageEngine itself: Safe, Lazy, InMemory.</summary>
     public static PeerEngine StorageEngine { get; } = new(
@@ -18,11 +19,11 @@ public static class PeerEngines
         static (dir, tier) => new LmdbStore(dir, tier),
         static () => LmdbStore.LibraryVersion);
 
-    /// <summary>RocksDB through librocksdb.so.</summary>
+    /// <summary>RocksDB through the RocksDB NuGet package (RocksDbSharp with its bundled librocksdb).</summary>
     public static PeerEngine RocksDb { get; } = new(
-        "rocksdb", "apt-get install -y librocksdb7.8 (or any librocksdb.so.N)", AllTiers, RocksDbNative.Probe,
+        "rocksdb", "restored from NuGet (RocksDB, which bundles librocksdb)", AllTiers, RocksDbStore.Probe,
         static (dir, tier) => new RocksDbStore(dir, tier),
-        static () => NativeLibraries.LoadedName(NativeLibraries.RocksDb));
+        static () => RocksDbStore.LibraryVersion);
 
     /// <summary>SQLite (bundled e_sqlite3) in WAL mode.</summary>
     public static PeerEngine Sqlite { get; } = new(
@@ -35,8 +36,24 @@ public static class PeerEngines
         "esent", "Windows only; needs the ManagedEsent package, which the configured NuGet source lacks", PersistentTiers,
         EsentStore.Probe, static (dir, tier) => new EsentStore(dir, tier));
 
+    /// <summary>
+    /// ZoneTree, opened transactional so a batch is atomic at every tier: shared WAL synced per commit, shared WAL
+    /// written to the OS per commit, no WAL.
+    /// </summary>
+    public static PeerEngine ZoneTree { get; } = new(
+        "zonetree", "restored from NuGet (ZoneTree)", AllTiers, static () => null,
+        static (dir, tier) => new ZoneTreeStore(dir, tier),
+        static () => ZoneTreeStore.LibraryVersion + ", transactional (MVCC), shared WAL");
+
+    /// <summary>FASTER's FasterKV: None tier only, point operations only, batches not atomic.</summary>
+    public static PeerEngine Faster { get; } = new(
+        "faster", "restored from NuGet (Microsoft.FASTER.Core)", NoneTier, static () => null,
+        static (dir, tier) => new FasterStore(dir, tier),
+        static () => FasterStore.LibraryVersion + ", FasterKV<SpanByte,SpanByte>; hash index (no scans), batches not atomic",
+        orderedScans: false);
+
     /// <summary>All engines, ours first.</summary>
-    public static IReadOnlyList<PeerEngine> All { get; } = [StorageEngine, Lmdb, RocksDb, Sqlite, Esent];
+    public static IReadOnlyList<PeerEngine> All { get; } = [StorageEngine, Lmdb, RocksDb, Sqlite, Esent, ZoneTree, Faster];
 
     /// <summary>Finds an engine by name (case-insensitive); null when unknown.</summary>
     public static PeerEngine? Find(string name) =>

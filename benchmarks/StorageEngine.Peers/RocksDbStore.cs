@@ -1,38 +1,74 @@
+using System.Collections.Concurrent;
+using RocksDbSharp;
+
 namespace StorageEngine.Peers;
 
-using static RocksDbNative;
-
 /// <summary>
-/// RocksDB with default options except no compression and background threads = cores. Durable = WAL with
-/// sync on every write, ProcessCrash = WAL without sync, None = WAL disabled.
+/// RocksDB through the <c>RocksDB</c> NuGet package (RocksDbSharp and its bundled librocksdb), default options
+/// except no compression and background threads = cores. Durable = WAL synced on every write, ProcessCrash = WAL
+/// written but not synced, None = WAL disabled. Point reads go through pinned slices of the C API and scans read
+/// the iterator's key and value in place, so no managed array is allocated per key.
 /// </summary>
 public sealed unsafe class RocksDbStore : IKeyValueStore
 {
-    private readonly IntPtr _db;
-    private readonly IntPtr _options;
-    private readonly IntPtr _writeOptions;
-    private readonly IntPtr _readOptions;
+    private const string Engine = "rocksdb";
+
+    private static readonly Lazy<string?> Loaded = new(static () =>
+    {
+        // Touching the binding's native table loads librocksdb; a missing or unloadable library surfaces here.
+        _ = Native.Instance;
+        return null;
+    });
+
+    private readonly RocksDb _db;
+    private readonly WriteOptions _writeOptions;
+    private readonly ReadOptions _readOptions;
+
+    // Writes may come from several threads: each takes a batch of its own from the pool, so concurrent writers
+    // still meet in RocksDB's write group instead of queueing on a lock, and no native batch is created per call.
+    private readonly ConcurrentBag<WriteBatch> _batches = [];
     private int _disposed;
 
     /// <summary>Opens or creates the database in <paramref name="directory"/>.</summary>
     public RocksDbStore(string directory, DurabilityTier tier)
     {
         Tier = tier;
-        _options = rocksdb_options_create();
-        rocksdb_options_set_create_if_missing(_options, 1);
-        rocksdb_options_set_compression(_options, 0);
-        rocksdb_options_increase_parallelism(_options, Environment.ProcessorCount);
-        _db = rocksdb_open(_options, directory, out var error);
-        if (error != IntPtr.Zero) rocksdb_options_destroy(_options);
-        Check(error, nameof(rocksdb_open));
-        _writeOptions = rocksdb_writeoptions_create();
-        rocksdb_writeoptions_set_sync(_writeOptions, tier == DurabilityTier.Durable ? (byte)1 : (byte)0);
-        if (tier == DurabilityTier.None) rocksdb_writeoptions_disable_WAL(_writeOptions, 1);
-        _readOptions = rocksdb_readoptions_create();
+        try
+        {
+            var options = new DbOptions()
+                .SetCreateIfMissing(true)
+                .SetCompression(Compression.No)
+                .IncreaseParallelism(Environment.ProcessorCount);
+            _db = RocksDb.Open(options, directory);
+        }
+        catch (Exception e) when (e is RocksDbSharpException or NativeImport.NativeLoadException)
+        {
+            throw new InvalidOperationException($"{Engine}: open of '{directory}' failed: {e.Message}", e);
+        }
+        _writeOptions = new WriteOptions().SetSync(tier == DurabilityTier.Durable);
+        if (tier == DurabilityTier.None) _writeOptions.DisableWal(1);
+        _readOptions = new ReadOptions();
     }
 
+    /// <summary>Null when the bundled librocksdb loads, else why not.</summary>
+    public static string? Probe()
+    {
+        try
+        {
+            return Loaded.Value;
+        }
+        catch (Exception e) when (e is NativeImport.NativeLoadException or TypeInitializationException)
+        {
+            return $"{Engine}: the RocksDB package's native library does not load here: {e.GetBaseException().Message}";
+        }
+    }
+
+    /// <summary>The binding and native library that run (the package bundles librocksdb, versioned with it).</summary>
+    public static string LibraryVersion =>
+        "RocksDB package " + (typeof(RocksDb).Assembly.GetName().Version?.ToString() ?? "?") + " (RocksDbSharp, bundled librocksdb)";
+
     /// <inheritdoc />
-    public string EngineName => "rocksdb";
+    public string EngineName => Engine;
 
     /// <inheritdoc />
     public DurabilityTier Tier { get; }
@@ -40,134 +76,146 @@ public sealed unsafe class RocksDbStore : IKeyValueStore
     /// <inheritdoc />
     public void WriteBatch(ReadOnlySpan<KeyValue> puts)
     {
-        var batch = rocksdb_writebatch_create();
+        var batch = RentBatch();
         try
         {
             foreach (ref readonly var put in puts)
-            {
-                fixed (byte* k = put.Key.Span)
-                fixed (byte* v = put.Value.Span)
-                    rocksdb_writebatch_put(batch, k, (nuint)put.Key.Length, v, (nuint)put.Value.Length);
-            }
-            rocksdb_write(_db, _writeOptions, batch, out var error);
-            Check(error, nameof(rocksdb_write));
+                batch.Put(put.Key.Span, put.Value.Span);
+            Write(batch, nameof(WriteBatch));
         }
         finally
         {
-            rocksdb_writebatch_destroy(batch);
+            ReturnBatch(batch);
         }
     }
 
     /// <inheritdoc />
     public void DeleteBatch(ReadOnlySpan<ReadOnlyMemory<byte>> keys)
     {
-        var batch = rocksdb_writebatch_create();
+        var batch = RentBatch();
         try
         {
             foreach (ref readonly var key in keys)
-            {
-                fixed (byte* k = key.Span)
-                    rocksdb_writebatch_delete(batch, k, (nuint)key.Length);
-            }
-            rocksdb_write(_db, _writeOptions, batch, out var error);
-            Check(error, nameof(rocksdb_write));
+                batch.Delete(key.Span);
+            Write(batch, nameof(DeleteBatch));
         }
         finally
         {
-            rocksdb_writebatch_destroy(batch);
+            ReturnBatch(batch);
+        }
+    }
+
+    private WriteBatch RentBatch()
+    {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
+        return _batches.TryTake(out var batch) ? batch : new WriteBatch();
+    }
+
+    private void ReturnBatch(WriteBatch batch)
+    {
+        batch.Clear();
+        _batches.Add(batch);
+    }
+
+    private void Write(WriteBatch batch, string call)
+    {
+        try
+        {
+            _db.Write(batch, _writeOptions);
+        }
+        catch (RocksDbSharpException e)
+        {
+            throw new InvalidOperationException($"{Engine}: {call} failed: {e.Message}", e);
         }
     }
 
     /// <inheritdoc />
-    public int Get(ReadOnlySpan<byte> key, Span<byte> destination) => GetWith(_readOptions, key, destination);
+    public int Get(ReadOnlySpan<byte> key, Span<byte> destination) => GetWith(_readOptions.Handle, key, destination, nameof(Get));
 
     /// <inheritdoc />
     public int GetBatch(ReadOnlySpan<ReadOnlyMemory<byte>> keys, Span<byte> scratch)
     {
-        var snapshot = rocksdb_create_snapshot(_db);
-        var options = rocksdb_readoptions_create();
+        // Straight through the C API: the binding's Snapshot and ReadOptions wrappers would put two finalizable
+        // objects on the heap per batch.
+        var native = Native.Instance;
+        var snapshot = native.rocksdb_create_snapshot(_db.Handle);
+        var options = native.rocksdb_readoptions_create();
         try
         {
-            rocksdb_readoptions_set_snapshot(options, snapshot);
+            native.rocksdb_readoptions_set_snapshot(options, snapshot);
             int found = 0;
             foreach (ref readonly var key in keys)
-                if (GetWith(options, key.Span, scratch) >= 0) found++;
+                if (GetWith(options, key.Span, scratch, nameof(GetBatch)) >= 0) found++;
             return found;
         }
         finally
         {
-            rocksdb_readoptions_destroy(options);
-            rocksdb_release_snapshot(_db, snapshot);
+            native.rocksdb_readoptions_destroy(options);
+            native.rocksdb_release_snapshot(_db.Handle, snapshot);
         }
     }
 
-    private int GetWith(IntPtr options, ReadOnlySpan<byte> key, Span<byte> destination)
+    private int GetWith(IntPtr options, ReadOnlySpan<byte> key, Span<byte> destination, string call)
     {
-        IntPtr slice;
+        var native = Native.Instance;
+        IntPtr slice, error;
         fixed (byte* k = key)
-        {
-            slice = rocksdb_get_pinned(_db, options, k, (nuint)key.Length, out var error);
-            Check(error, nameof(rocksdb_get_pinned));
-        }
+            slice = native.rocksdb_get_pinned(_db.Handle, options, k, (UIntPtr)key.Length, out error);
+        if (error != IntPtr.Zero) throw Failure(call, error);
         if (slice == IntPtr.Zero) return -1;
         try
         {
-            var value = rocksdb_pinnableslice_value(slice, out var length);
-            var span = new ReadOnlySpan<byte>(value, checked((int)length));
+            var value = native.rocksdb_pinnableslice_value(slice, out var length);
+            var span = new ReadOnlySpan<byte>((void*)value, checked((int)length));
             span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
             return span.Length;
         }
         finally
         {
-            rocksdb_pinnableslice_destroy(slice);
+            native.rocksdb_pinnableslice_destroy(slice);
         }
     }
 
     /// <inheritdoc />
     public int Scan(ReadOnlySpan<byte> start, int count, bool backward = false)
     {
-        var iterator = rocksdb_create_iterator(_db, _readOptions);
-        try
+        ArgumentOutOfRangeException.ThrowIfNegative(count);
+        using var iterator = _db.NewIterator(readOptions: _readOptions);
+        if (start.IsEmpty)
         {
-            fixed (byte* s = start)
-            {
-                if (start.IsEmpty)
-                {
-                    if (backward) rocksdb_iter_seek_to_last(iterator);
-                    else rocksdb_iter_seek_to_first(iterator);
-                }
-                else if (backward) rocksdb_iter_seek_for_prev(iterator, s, (nuint)start.Length);
-                else rocksdb_iter_seek(iterator, s, (nuint)start.Length);
-            }
-            int visited = 0;
-            long bytes = 0;
-            while (visited < count && rocksdb_iter_valid(iterator) != 0)
-            {
-                _ = rocksdb_iter_key(iterator, out var keyLength);
-                var value = rocksdb_iter_value(iterator, out var valueLength);
-                bytes += (long)keyLength + (long)valueLength + (valueLength > 0 ? value[0] : 0);
-                visited++;
-                if (backward) rocksdb_iter_prev(iterator);
-                else rocksdb_iter_next(iterator);
-            }
-            rocksdb_iter_get_error(iterator, out var error);
-            Check(error, "rocksdb_iter");
-            GC.KeepAlive(bytes);
-            return visited;
+            if (backward) iterator.SeekToLast();
+            else iterator.SeekToFirst();
         }
-        finally
+        else if (backward) iterator.SeekForPrev(start);
+        else iterator.Seek(start);
+        int visited = 0;
+        long bytes = 0;
+        while (visited < count && iterator.Valid())
         {
-            rocksdb_iter_destroy(iterator);
+            var value = iterator.GetValueSpan();
+            bytes += iterator.GetKeySpan().Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+            visited++;
+            if (backward) iterator.Prev();
+            else iterator.Next();
         }
+        Native.Instance.rocksdb_iter_get_error(iterator.Handle, out var error);
+        if (error != IntPtr.Zero) throw Failure(nameof(Scan), error);
+        GC.KeepAlive(bytes);
+        return visited;
+    }
+
+    private static InvalidOperationException Failure(string call, IntPtr error)
+    {
+        // RocksDbException reads the message out of the native error string and frees it.
+        var inner = new RocksDbException(error);
+        return new InvalidOperationException($"{Engine}: {call} failed: {inner.Message}", inner);
     }
 
     /// <inheritdoc />
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        rocksdb_readoptions_destroy(_readOptions);
-        rocksdb_writeoptions_destroy(_writeOptions);
-        rocksdb_close(_db);
-        rocksdb_options_destroy(_options);
+        _db.Dispose();
+        while (_batches.TryTake(out var batch)) batch.Dispose();
     }
 }

@@ -24,6 +24,9 @@ internal sealed class BenchmarkContext
     internal IReadOnlyList<PeerEngine> Engines { get; }
     internal List<PhaseResult> Results { get; } = [];
     internal List<string> Failures { get; } = [];
+
+    /// <summary>Phases or tiers an engine does not offer, with why: reported, neither run nor failed.</summary>
+    internal List<string> Skipped { get; } = [];
     internal int Threads { get; } = Environment.ProcessorCount;
     internal int Repeat { get; set; }
 
@@ -46,7 +49,12 @@ internal sealed class BenchmarkContext
         for (int i = 0; i < Engines.Count; i++)
         {
             var engine = Engines[(i + Repeat) % Engines.Count];
-            if (!engine.Supports(tier) || (where is not null && !where(engine))) continue;
+            if (!engine.Supports(tier))
+            {
+                Skip($"{workload} {engine.Name}: the engine offers no {tier} tier");
+                continue;
+            }
+            if (where is not null && !where(engine)) continue;
             if (!WarmUp) Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} {engine.Name} ({tier})");
             try
             {
@@ -59,6 +67,14 @@ internal sealed class BenchmarkContext
                 Console.Error.WriteLine("  FAILED " + message);
             }
         }
+    }
+
+    /// <summary>Records (once) that something was not run because the engine cannot do it.</summary>
+    internal void Skip(string what)
+    {
+        if (WarmUp || Skipped.Contains(what)) return;
+        Skipped.Add(what);
+        Console.Error.WriteLine("  skipped " + what);
     }
 
     internal void Add(PhaseResult result)

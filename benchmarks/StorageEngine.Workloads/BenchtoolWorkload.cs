@@ -109,6 +109,11 @@ internal static class BenchtoolWorkload
             }, warmUp: true, minSeconds: context.MinReadSeconds);
             context.Add(meter.Finish(run, "point read", ops, readers, 1, "ops/s", 0, live));
         }
+        if (!run.Engine.OrderedScans)
+        {
+            context.Skip($"W5 {run.Engine.Name}: range scan 100: the engine has no ordered scan");
+        }
+        else
         {
             var meter = PhaseMeter.Start(run);
             var ops = OpRunner.Run($"W5 {run.Engine.Name} range 100", Math.Max(threads, written / 10), threads, double.PositiveInfinity, (_, i) =>

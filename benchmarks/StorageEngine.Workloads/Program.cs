@@ -85,7 +85,7 @@ foreach (var workload in options.Workloads)
     }
     rows = Report.Summarise(context.Results);
     Emit(Report.Table(workload, rows.Where(r => r.Workload == workload)));
-    Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Failures, markdown.ToString());
+    Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
 }
 
 // Runs the workload at tiny sizes, results discarded, until .NET's tiered compilation has had time to optimize
@@ -113,6 +113,12 @@ void WarmUp(string workload)
     foreach (var f in warmUp.Failures) Console.Error.WriteLine("  warm-up failure: " + f);
 }
 
+if (context.Skipped.Count > 0)
+{
+    Emit("Not run (the engine cannot do it):\n\n");
+    foreach (var s in context.Skipped) Emit($"- {s}\n");
+    Emit("\n");
+}
 if (context.Failures.Count > 0)
 {
     Emit("Failures:\n\n");
@@ -120,7 +126,7 @@ if (context.Failures.Count > 0)
     Emit("\n");
 }
 Emit($"Total time {(DateTime.UtcNow - started).TotalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md\n");
-Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Failures, markdown.ToString());
+Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
 try
 {
     if (options.DataDirectory is null) Directory.Delete(options.DataRoot, recursive: true);

@@ -26,7 +26,7 @@ internal sealed class RunnerOptions
         Usage: dotnet run -c Release --project benchmarks/StorageEngine.Workloads -- [options]
           --quick                 small sizes (minutes on a 2-core VM) instead of the published ones
           --workloads W1,...,W5   which workloads (default all)
-          --engines a,b,...       storageengine,lmdb,rocksdb,sqlite,esent (default all that load)
+          --engines a,b,...       storageengine,lmdb,rocksdb,sqlite,esent,zonetree,faster (default all that load)
           --out DIR               where results.csv/results.json go (default ./benchmark-results)
           --data DIR              where the engines' files go (default OUT/data); the floor is measured there
           --repeats N             run each workload N times, each starting with the next engine, and report

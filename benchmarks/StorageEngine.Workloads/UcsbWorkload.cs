@@ -75,27 +75,34 @@ internal static class UcsbWorkload
             context.Add(meter.Finish(run, $"BatchRead({batch})", ops, threads, batch, "keys/s", 0, Live(),
                 note: "latency per batch"));
 
-            meter = PhaseMeter.Start(run);
-            ops = OpRunner.Run(label + " range select", calls, threads, double.PositiveInfinity, (t, call) =>
+            if (!engine.OrderedScans)
             {
-                Span<byte> key = stackalloc byte[KeySize];
-                Keys.Int64(Keys.Uniform(13, call, n), key);
-                store.Scan(key, batch);
-            }, warmUp: true, minSeconds: context.MinReadSeconds);
-            context.Add(meter.Finish(run, $"RangeSelect({batch})", ops, threads, batch, "keys/s", 0, Live(),
-                note: "latency per range"));
+                context.Skip($"W4 {engine.Name}: RangeSelect({batch}) and Scan: the engine has no ordered scan");
+            }
+            else
+            {
+                meter = PhaseMeter.Start(run);
+                ops = OpRunner.Run(label + " range select", calls, threads, double.PositiveInfinity, (t, call) =>
+                {
+                    Span<byte> key = stackalloc byte[KeySize];
+                    Keys.Int64(Keys.Uniform(13, call, n), key);
+                    store.Scan(key, batch);
+                }, warmUp: true, minSeconds: context.MinReadSeconds);
+                context.Add(meter.Finish(run, $"RangeSelect({batch})", ops, threads, batch, "keys/s", 0, Live(),
+                    note: "latency per range"));
 
-            meter = PhaseMeter.Start(run);
-            long visited = 0;
-            ops = OpRunner.Run(label + " scan", threads, threads, double.PositiveInfinity, (t, part) =>
-            {
-                Span<byte> key = stackalloc byte[KeySize];
-                Keys.Int64(n * part / threads, key);
-                Interlocked.Add(ref visited, store.Scan(key, (int)(n * (part + 1) / threads - n * part / threads)));
-            }, recordLatency: false);
-            var scan = meter.Finish(run, "Scan", ops, threads, 1, "entries/s", 0, Live(), latencies: false,
-                note: $"{threads} threads, each one cursor over 1/{threads} of the keys");
-            context.Add(scan with { Operations = visited, OpsPerSecond = visited / ops.Seconds });
+                meter = PhaseMeter.Start(run);
+                long visited = 0;
+                ops = OpRunner.Run(label + " scan", threads, threads, double.PositiveInfinity, (t, part) =>
+                {
+                    Span<byte> key = stackalloc byte[KeySize];
+                    Keys.Int64(n * part / threads, key);
+                    Interlocked.Add(ref visited, store.Scan(key, (int)(n * (part + 1) / threads - n * part / threads)));
+                }, recordLatency: false);
+                var scan = meter.Finish(run, "Scan", ops, threads, 1, "entries/s", 0, Live(), latencies: false,
+                    note: $"{threads} threads, each one cursor over 1/{threads} of the keys");
+                context.Add(scan with { Operations = visited, OpsPerSecond = visited / ops.Seconds });
+            }
 
             meter = PhaseMeter.Start(run);
             long updates = 0;
