@@ -49,12 +49,12 @@ internal sealed class BenchmarkContext
         for (int i = 0; i < Engines.Count; i++)
         {
             var engine = Engines[(i + Repeat) % Engines.Count];
+            if (where is not null && !where(engine)) continue;
             if (!engine.Supports(tier))
             {
                 Skip($"{workload} {engine.Name}: the engine offers no {tier} tier");
                 continue;
             }
-            if (where is not null && !where(engine)) continue;
             if (!WarmUp) Console.Error.WriteLine($"[{DateTime.Now:HH:mm:ss}] {workload} {engine.Name} ({tier})");
             try
             {
@@ -67,6 +67,18 @@ internal sealed class BenchmarkContext
                 Console.Error.WriteLine("  FAILED " + message);
             }
         }
+    }
+
+    /// <summary>
+    /// Whether an engine runs in the None-tier pass of the workloads that are otherwise ProcessCrash (W4, W5's writes
+    /// and reads): engines with nothing between durable and nothing (FASTER keeps its log in memory until a
+    /// checkpoint) run them in the None tier, and StorageEngine's None tier (InMemory) runs beside them as the
+    /// baseline of their ratio. No pass when no such engine is selected.
+    /// </summary>
+    internal bool InNoneTierPass(PeerEngine engine)
+    {
+        static bool NoneOnly(PeerEngine e) => !e.Supports(DurabilityTier.ProcessCrash) && e.Supports(DurabilityTier.None);
+        return Engines.Any(NoneOnly) && (NoneOnly(engine) || engine == PeerEngines.StorageEngine);
     }
 
     /// <summary>Records (once) that something was not run because the engine cannot do it.</summary>

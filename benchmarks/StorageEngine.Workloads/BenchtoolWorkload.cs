@@ -5,7 +5,8 @@ namespace StorageEngine.Workloads;
 /// <summary>
 /// W5, after TidesDB's benchtool: 16-byte keys, 100-byte values. Sequential and random writes at batch sizes
 /// 1, 10, 100 and 1,000 (ProcessCrash tier, a fresh store each), point reads and 100-key range scans on the
-/// randomly written store, then durable single-put commits from 1 to all-cores threads.
+/// randomly written store, then durable single-put commits from 1 to all-cores threads. Engines without a
+/// ProcessCrash tier run the writes and reads in the None tier against ours (<see cref="BenchmarkContext.InNoneTierPass"/>).
 /// </summary>
 internal static class BenchtoolWorkload
 {
@@ -17,17 +18,32 @@ internal static class BenchtoolWorkload
 
     internal static void Run(BenchmarkContext context)
     {
+        int threads = context.Threads;
+        context.ForEachEngine("W5", DurabilityTier.ProcessCrash, engine => WritesAndReads(context, engine, DurabilityTier.ProcessCrash),
+            where: engine => engine.Supports(DurabilityTier.ProcessCrash) || !context.InNoneTierPass(engine));
+        context.ForEachEngine("W5", DurabilityTier.None, engine => WritesAndReads(context, engine, DurabilityTier.None),
+            where: context.InNoneTierPass);
+
+        for (int t = 1; t <= threads; t++)
+        {
+            int writers = t;
+            context.ForEachEngine("W5", DurabilityTier.Durable, engine => DurableWrites(context, engine, writers));
+        }
+    }
+
+    /// <summary>The write phases, each on a fresh store, then reads of the last one (random keys, batches of 1,000).</summary>
+    private static void WritesAndReads(BenchmarkContext context, PeerEngine engine, DurabilityTier tier)
+    {
         long items = context.Sizes.W5Items;
         int threads = context.Threads;
-        context.ForEachEngine("W5", DurabilityTier.ProcessCrash, engine =>
         {
-            WarmUpWrites(context, engine);
+            WarmUpWrites(context, engine, tier);
             foreach (bool random in new[] { false, true })
             {
                 foreach (int batch in BatchSizes)
                 {
                     string phase = $"{(random ? "random" : "seq")} write b={batch}";
-                    using var run = EngineRun.Open(context, "W5", engine, DurabilityTier.ProcessCrash);
+                    using var run = EngineRun.Open(context, "W5", engine, tier);
                     var store = run.Store;
                     var buffer = new BatchBuffer(batch, KeySize);
                     var meter = PhaseMeter.Start(run);
@@ -35,25 +51,21 @@ internal static class BenchtoolWorkload
                         (_, call) => WriteBatch(store, buffer, random, batch, call));
                     // What an engine left for later (pages held for a checkpoint, a memtable) is written at the
                     // close, and its bytes count here, as in W1-W3; its time does not. The reads reopen the store, so
-                    // none of that work lands in them.
-                    run.CloseStore();
+                    // none of that work lands in them. A None-tier store keeps nothing once closed, so the reads
+                    // run on it still open.
+                    bool readsFollow = random && batch == BatchSizes[^1];
+                    if (!readsFollow || tier != DurabilityTier.None) run.CloseStore();
                     long written = ops.Done * batch;
                     long logical = written * EntryBytes;
                     context.Add(meter.Finish(run, phase, ops, 1, batch, "items/s", logical, logical,
                         note: batch == 1 ? "" : $"latency per txn of {batch}"));
-                    if (random && batch == BatchSizes[^1])
+                    if (readsFollow)
                     {
                         run.ReopenStore();
                         Reads(context, run, written, threads);
                     }
                 }
             }
-        });
-
-        for (int t = 1; t <= threads; t++)
-        {
-            int writers = t;
-            context.ForEachEngine("W5", DurabilityTier.Durable, engine => DurableWrites(context, engine, writers));
         }
     }
 
@@ -76,13 +88,13 @@ internal static class BenchtoolWorkload
     /// without this it timed a managed engine's per-commit code before the .NET JIT had optimized it (the same
     /// build measured 0.16 and 0.5 µs per item, with and without tiered compilation), a native engine's not.
     /// </summary>
-    private static void WarmUpWrites(BenchmarkContext context, PeerEngine engine)
+    private static void WarmUpWrites(BenchmarkContext context, PeerEngine engine, DurabilityTier tier)
     {
         foreach (bool random in new[] { false, true })
         {
             foreach (int batch in BatchSizes)
             {
-                using var run = EngineRun.Open(context, "W5", engine, DurabilityTier.ProcessCrash, "-warmup");
+                using var run = EngineRun.Open(context, "W5", engine, tier, "-warmup");
                 var buffer = new BatchBuffer(batch, KeySize);
                 OpRunner.Run($"W5 {engine.Name} warm-up b={batch}", context.Sizes.W5Items / batch, 1, WriteWarmUpSeconds,
                     (_, call) => WriteBatch(run.Store, buffer, random, batch, call), recordLatency: false);

@@ -15,8 +15,8 @@ internal static class Report
         ["W1"] = "W1 sequential durable inserts (16 B keys ascending, 128 B values, Durable tier)",
         ["W2"] = "W2 random durable inserts (16 B random keys, 128 B values, Durable tier)",
         ["W3"] = "W3 large values (16 B keys ascending, 4 KiB values, Durable tier)",
-        ["W4"] = "W4 UCSB subset (8 B integer keys, 1 KiB values, ProcessCrash tier, phases in order on one store)",
-        ["W5"] = "W5 benchtool subset (16 B keys, 100 B values; writes ProcessCrash tier on a fresh store each; durable commits by threads)",
+        ["W4"] = "W4 UCSB subset (8 B integer keys, 1 KiB values, ProcessCrash tier (None for engines without it, beside ours), phases in order on one store)",
+        ["W5"] = "W5 benchtool subset (16 B keys, 100 B values; writes ProcessCrash tier (None for engines without it, beside ours) on a fresh store each; durable commits by threads)",
     };
 
     internal static string Header(MachineInfo machine, MachineFloor? floor)

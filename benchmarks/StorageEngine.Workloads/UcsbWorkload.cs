@@ -5,6 +5,7 @@ namespace StorageEngine.Workloads;
 /// <summary>
 /// W4, a subset of the UCSB suite: 8-byte integer keys, 1 KiB values, no forced flush (ProcessCrash tier),
 /// batches and ranges of 256, every phase but Init on all cores, phases in the published order on one store.
+/// Engines without a ProcessCrash tier run it in the None tier against ours (<see cref="BenchmarkContext.InNoneTierPass"/>).
 /// </summary>
 internal static class UcsbWorkload
 {
@@ -15,12 +16,18 @@ internal static class UcsbWorkload
 
     internal static void Run(BenchmarkContext context)
     {
+        context.ForEachEngine("W4", DurabilityTier.ProcessCrash, engine => RunOn(context, engine, DurabilityTier.ProcessCrash),
+            where: engine => !context.InNoneTierPass(engine) || engine.Supports(DurabilityTier.ProcessCrash));
+        context.ForEachEngine("W4", DurabilityTier.None, engine => RunOn(context, engine, DurabilityTier.None), where: context.InNoneTierPass);
+    }
+
+    private static void RunOn(BenchmarkContext context, PeerEngine engine, DurabilityTier tier)
+    {
         long n = context.Sizes.W4Entries;
         int batch = context.Sizes.W4Batch;
         int threads = context.Threads;
-        context.ForEachEngine("W4", DurabilityTier.ProcessCrash, engine =>
         {
-            using var run = EngineRun.Open(context, "W4", engine, DurabilityTier.ProcessCrash);
+            using var run = EngineRun.Open(context, "W4", engine, tier);
             var store = run.Store;
             var present = new byte[2 * n];
             var buffers = Enumerable.Range(0, threads).Select(_ => new BatchBuffer(batch, KeySize)).ToArray();
@@ -170,6 +177,6 @@ internal static class UcsbWorkload
             });
             context.Add(meter.Finish(run, "Remove", ops, threads, 1, "ops/s", ops.Done * KeySize, Live(),
                 note: "1-delete txn; WA over key bytes"));
-        });
+        }
     }
 }
