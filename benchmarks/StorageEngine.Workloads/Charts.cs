@@ -41,7 +41,9 @@ internal static class Charts
             if (selected.Any(r => r.Engine != Ours && !double.IsNaN(r.RatioToStorageEngine) && r.RatioToStorageEngine > 0))
             {
                 string file = workload + ".png";
-                RatioChart(title, groups).SavePng(Path.Combine(directory, file), Width, Height(groups, peersOnly: true));
+                // A phase only ours runs (pipelined commits) has nothing to compare.
+                var compared = groups.Where(g => g.Any(r => r.Engine != Ours && !double.IsNaN(r.RatioToStorageEngine) && r.RatioToStorageEngine > 0)).ToList();
+                RatioChart(title, compared).SavePng(Path.Combine(directory, file), Width, Height(compared, peersOnly: true));
                 written.Add(file);
             }
             string opsFile = workload + "-ops.png";
@@ -212,8 +214,17 @@ internal static class Charts
         return palette.GetColor(index < PeerEngines.All.Count ? index : PeerEngines.All.Count + Math.Abs(engine.GetHashCode() % 5));
     }
 
-    /// <summary>Ticks at 1, 2 and 5 times each power of ten inside [lowest, highest] (log10 values).</summary>
+    /// <summary>
+    /// Ticks at <paramref name="steps"/> times each power of ten inside [lowest, highest] (log10 values); at every
+    /// integer multiple where that leaves fewer than three, as on a narrow range.
+    /// </summary>
     private static Tick[] LogTicks(double lowest, double highest, double[] steps, Func<double, string> format)
+    {
+        var ticks = LogTicksAt(lowest, highest, steps, format);
+        return ticks.Length >= 3 ? ticks : LogTicksAt(lowest, highest, [1, 2, 3, 4, 5, 6, 7, 8, 9], format);
+    }
+
+    private static Tick[] LogTicksAt(double lowest, double highest, double[] steps, Func<double, string> format)
     {
         var ticks = new List<Tick>();
         for (int power = (int)Math.Floor(lowest); power <= (int)Math.Ceiling(highest); power++)
