@@ -75,6 +75,7 @@ var workloads = new Dictionary<string, Action<BenchmarkContext>>
 };
 var started = DateTime.UtcNow;
 List<PhaseResult> rows = [];
+var charts = new List<string>();
 foreach (var workload in options.Workloads)
 {
     WarmUp(workload);
@@ -86,6 +87,7 @@ foreach (var workload in options.Workloads)
     rows = Report.Summarise(context.Results);
     Emit(Report.Table(workload, rows.Where(r => r.Workload == workload)));
     Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
+    charts.AddRange(Charts.Write(options.OutputDirectory, workload, rows));
 }
 
 // Runs the workload at tiny sizes, results discarded, until .NET's tiered compilation has had time to optimize
@@ -125,7 +127,7 @@ if (context.Failures.Count > 0)
     foreach (var f in context.Failures) Emit($"- {f}\n");
     Emit("\n");
 }
-Emit($"Total time {(DateTime.UtcNow - started).TotalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md\n");
+Emit($"Total time {(DateTime.UtcNow - started).TotalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md{string.Concat(charts.Select(c => ", " + c))}\n");
 Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
 try
 {
