@@ -302,6 +302,9 @@ public sealed partial class StorageEnvironment : IDisposable
             // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
             lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
         }
+        // Without a journal no checkpoint ever begins and nothing recovers from the file: a young page is reusable
+        // once no reader sees it. Left waiting for a checkpoint, every page freed over a commit in flight leaked.
+        else _freeSpace.ReleaseYoung(oldest, checkpointStarted: 0);
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = PageSourceFor(snapshot);
