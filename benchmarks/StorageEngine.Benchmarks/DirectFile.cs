@@ -35,6 +35,18 @@ internal static partial class DirectFile
         return File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None, FileOptions.WriteThrough);
     }
 
+    /// <summary>
+    /// Opens <paramref name="path"/> read-only with a bare open(2), without the advisory lock .NET takes on every
+    /// open on Unix: a file another handle holds with FileShare.None (ZoneTree's write-ahead log) can still be
+    /// read. Null where that is not possible (not Linux, or the open failed).
+    /// </summary>
+    public static SafeFileHandle? OpenReadWithoutLock(string path)
+    {
+        if (!OperatingSystem.IsLinux()) return null;
+        int fd = OpenNative(path, OCloExec, 0);
+        return fd >= 0 ? new SafeFileHandle(fd, ownsHandle: true) : null;
+    }
+
     private static int? DirectFlag() => RuntimeInformation.ProcessArchitecture switch
     {
         Architecture.X64 or Architecture.X86 => 0x4000,

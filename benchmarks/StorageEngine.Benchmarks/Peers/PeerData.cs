@@ -40,8 +40,9 @@ public static class PeerData
     }
 
     /// <summary>
-    /// Copies every file of <paramref name="source"/> (flat: the engines here keep no subdirectories) into the
-    /// new directory <paramref name="target"/> and, with <paramref name="sync"/>, fsyncs the copies (so no
+    /// Copies every file of <paramref name="source"/>, subdirectories included (ZoneTree keeps its write-ahead log
+    /// in <c>seg/shared/</c>: a flat copy lost it, and every reopened copy its last commits), into the new
+    /// directory <paramref name="target"/> and, with <paramref name="sync"/>, fsyncs the copies (so no
     /// writeback of them overlaps what is timed next). The source may be open in an engine: when its set of
     /// files or their sizes change during the copy (a background flush or compaction), the copy is taken again,
     /// so the result is the directory as it stood between two writes, as a process crash would leave it.
@@ -58,15 +59,16 @@ public static class PeerData
                 foreach (var (name, length) in before)
                 {
                     string copy = Path.Combine(target, name);
+                    Directory.CreateDirectory(Path.GetDirectoryName(copy)!);
                     try
                     {
                         File.Copy(Path.Combine(source, name), copy);
                     }
-                    catch (IOException) when (length == 0 && File.Exists(Path.Combine(source, name)))
+                    catch (IOException) when (File.Exists(Path.Combine(source, name)))
                     {
-                        // An empty lock file held with flock(LOCK_EX) (StorageEngine's LOCK): .NET opens the source
-                        // with flock(LOCK_SH), which that refuses. Its content is nothing, so an empty file is a copy.
-                        File.WriteAllBytes(copy, []);
+                        // A file held with flock(LOCK_EX) (StorageEngine's LOCK, ZoneTree's open log): .NET opens the
+                        // source with flock(LOCK_SH), which that refuses, so it is read through a bare open(2).
+                        CopyWithoutLock(Path.Combine(source, name), copy, length);
                     }
                     if (sync) FlushToDisk(copy);
                 }
@@ -86,6 +88,26 @@ public static class PeerData
         }
     }
 
+    private static void CopyWithoutLock(string source, string copy, long length)
+    {
+        if (length == 0)
+        {
+            File.WriteAllBytes(copy, []);
+            return;
+        }
+        using var input = DirectFile.OpenReadWithoutLock(source)
+            ?? throw new IOException($"{source} is locked by its engine and cannot be read without the lock here.");
+        using var output = new FileStream(copy, FileMode.CreateNew, FileAccess.Write);
+        var buffer = new byte[1 << 20];
+        long offset = 0;
+        int read;
+        while ((read = RandomAccess.Read(input, buffer, offset)) > 0)
+        {
+            output.Write(buffer, 0, read);
+            offset += read;
+        }
+    }
+
     /// <summary>Deletes a directory and everything in it, if it exists.</summary>
     public static void DeleteDirectory(string directory)
     {
@@ -93,7 +115,8 @@ public static class PeerData
     }
 
     private static List<(string Name, long Length)> Listing(string directory) =>
-        new DirectoryInfo(directory).GetFiles().Select(f => (f.Name, f.Length)).OrderBy(f => f.Name, StringComparer.Ordinal).ToList();
+        new DirectoryInfo(directory).GetFiles("*", SearchOption.AllDirectories)
+            .Select(f => (Path.GetRelativePath(directory, f.FullName), f.Length)).OrderBy(f => f.Item1, StringComparer.Ordinal).ToList();
 
     private static bool SameListing(List<(string Name, long Length)> a, List<(string Name, long Length)> b) => a.SequenceEqual(b);
 

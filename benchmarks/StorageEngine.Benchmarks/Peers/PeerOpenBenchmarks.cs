@@ -150,7 +150,7 @@ public class PeerOpenBenchmarks
         PeerData.DeleteDirectory(source);
         _probeKey = BenchmarkData.Key(lastItem);
 
-        long bytes = new DirectoryInfo(_image).GetFiles().Sum(f => f.Length);
+        long bytes = new DirectoryInfo(_image).GetFiles("*", SearchOption.AllDirectories).Sum(f => f.Length);
         Console.WriteLine($"// {Engine}: {(crash ? "crash" : "clean")} image of {EntryCount:N0} + {CommitsBeforeImage:N0} entries, {bytes:N0} bytes in {_image}");
     }
 }
