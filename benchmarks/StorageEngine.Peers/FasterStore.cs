@@ -170,9 +170,7 @@ public sealed unsafe class FasterStore : IKeyValueStore
             if (!status.Found) return -1;
             if (output.IsSpanByte) return output.SpanByte.Length;
             using var memory = output.Memory;
-            var value = memory.Memory.Span[..output.Length];
-            value[..Math.Min(value.Length, destination.Length)].CopyTo(destination);
-            return value.Length;
+            return ValueReads.CopyOut(memory.Memory.Span[..output.Length], destination);
         }
     }
 

@@ -132,8 +132,7 @@ public sealed class LmdbStore : IKeyValueStore
             long bytes = 0;
             while (entry.rc == MDBResultCode.Success && visited < count)
             {
-                var value = entry.value.AsSpan();
-                bytes += entry.key.AsSpan().Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+                bytes += ValueReads.Visit(entry.key.AsSpan(), entry.value.AsSpan());
                 visited++;
                 entry = backward ? cursor.Previous() : cursor.Next();
             }
@@ -177,9 +176,7 @@ public sealed class LmdbStore : IKeyValueStore
         var (rc, _, value) = txn.Get(_db, key);
         if (rc == MDBResultCode.NotFound) return -1;
         Check(rc, "mdb_get");
-        var span = value.AsSpan();
-        span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
-        return span.Length;
+        return ValueReads.CopyOut(value.AsSpan(), destination);
     }
 
     private static void Check(MDBResultCode rc, string call)

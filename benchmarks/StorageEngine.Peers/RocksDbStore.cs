@@ -166,9 +166,7 @@ public sealed unsafe class RocksDbStore : IKeyValueStore
         try
         {
             var value = native.rocksdb_pinnableslice_value(slice, out var length);
-            var span = new ReadOnlySpan<byte>((void*)value, checked((int)length));
-            span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
-            return span.Length;
+            return ValueReads.CopyOut(new ReadOnlySpan<byte>((void*)value, checked((int)length)), destination);
         }
         finally
         {
@@ -192,8 +190,7 @@ public sealed unsafe class RocksDbStore : IKeyValueStore
         long bytes = 0;
         while (visited < count && iterator.Valid())
         {
-            var value = iterator.GetValueSpan();
-            bytes += iterator.GetKeySpan().Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+            bytes += ValueReads.Visit(iterator.GetKeySpan(), iterator.GetValueSpan());
             visited++;
             if (backward) iterator.Prev();
             else iterator.Next();

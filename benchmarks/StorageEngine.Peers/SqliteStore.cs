@@ -167,9 +167,7 @@ public sealed class SqliteStore : IKeyValueStore
             int rc = raw.sqlite3_step(stmt);
             if (rc == raw.SQLITE_DONE) return -1;
             if (rc != raw.SQLITE_ROW) Check(reader.Db, rc);
-            var value = raw.sqlite3_column_blob(stmt, 0);
-            value[..Math.Min(value.Length, destination.Length)].CopyTo(destination);
-            return value.Length;
+            return ValueReads.CopyOut(raw.sqlite3_column_blob(stmt, 0), destination);
         }
         finally
         {
@@ -200,7 +198,7 @@ public sealed class SqliteStore : IKeyValueStore
             int rc;
             while ((rc = raw.sqlite3_step(stmt)) == raw.SQLITE_ROW)
             {
-                bytes += raw.sqlite3_column_blob(stmt, 0).Length + raw.sqlite3_column_blob(stmt, 1).Length;
+                bytes += ValueReads.Visit(raw.sqlite3_column_blob(stmt, 0), raw.sqlite3_column_blob(stmt, 1));
                 visited++;
             }
             if (rc != raw.SQLITE_DONE) Check(reader.Db, rc);

@@ -75,9 +75,7 @@ public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
     public int Get(ReadOnlySpan<byte> key, Span<byte> destination)
     {
         using var tx = _env.BeginRead();
-        if (!tx.OpenTree(TreeName).TryGet(key, out var value)) return -1;
-        value[..Math.Min(value.Length, destination.Length)].CopyTo(destination);
-        return value.Length;
+        return tx.OpenTree(TreeName).TryGet(key, out var value) ? ValueReads.CopyOut(value, destination) : -1;
     }
 
     /// <inheritdoc />
@@ -89,7 +87,7 @@ public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
         foreach (ref readonly var key in keys)
         {
             if (!tree.TryGet(key.Span, out var value)) continue;
-            value[..Math.Min(value.Length, scratch.Length)].CopyTo(scratch);
+            ValueReads.CopyOut(value, scratch);
             found++;
         }
         return found;
@@ -107,9 +105,7 @@ public sealed class StorageEngineStore : IKeyValueStore, IPipelinedWrites
         long bytes = 0;
         while (on && visited < count)
         {
-            // The same work as every other adapter's scan: the value's first byte is read, not only its length.
-            var value = cursor.Value;
-            bytes += cursor.Key.Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+            bytes += ValueReads.Visit(cursor.Key, cursor.Value);
             visited++;
             on = backward ? cursor.Previous() : cursor.Next();
         }

@@ -155,10 +155,7 @@ public sealed class ZoneTreeStore : IKeyValueStore
     private static int GetWith(IReadTransaction<Memory<byte>, Memory<byte>> snapshot, ReadOnlySpan<byte> key, Span<byte> destination)
     {
         var lookup = Lookup(key);
-        if (!snapshot.TryGet(in lookup, out var value)) return -1;
-        var span = value.Span;
-        span[..Math.Min(span.Length, destination.Length)].CopyTo(destination);
-        return span.Length;
+        return snapshot.TryGet(in lookup, out var value) ? ValueReads.CopyOut(value.Span, destination) : -1;
     }
 
     // A lookup key lives only for the call, so it can sit in a buffer reused by the thread.
@@ -192,8 +189,7 @@ public sealed class ZoneTreeStore : IKeyValueStore
             long bytes = 0;
             while (visited < count && iterator.Next())
             {
-                var value = iterator.CurrentValue.Span;
-                bytes += iterator.CurrentKey.Length + value.Length + (value.IsEmpty ? 0 : value[0]);
+                bytes += ValueReads.Visit(iterator.CurrentKey.Span, iterator.CurrentValue.Span);
                 visited++;
             }
             GC.KeepAlive(bytes);

@@ -70,15 +70,20 @@ internal sealed class BenchmarkContext
     }
 
     /// <summary>
-    /// Whether an engine runs in the None-tier pass of the workloads that are otherwise ProcessCrash (W4, W5's writes
-    /// and reads): engines with nothing between durable and nothing (FASTER keeps its log in memory until a
-    /// checkpoint) run them in the None tier, and StorageEngine's None tier (InMemory) runs beside them as the
-    /// baseline of their ratio. No pass when no such engine is selected.
+    /// Runs <paramref name="body"/> for the workloads without forced flushes (W4, W5's writes and reads): every engine
+    /// in the ProcessCrash tier, then, when engines with nothing between durable and nothing are selected (FASTER keeps
+    /// its log in memory until a checkpoint), those in the None tier with StorageEngine's None tier (InMemory) beside
+    /// them as the baseline of their ratio.
     /// </summary>
-    internal bool InNoneTierPass(PeerEngine engine)
+    internal void ForEachEngineUnflushed(string workload, Action<PeerEngine, DurabilityTier> body)
     {
         static bool NoneOnly(PeerEngine e) => !e.Supports(DurabilityTier.ProcessCrash) && e.Supports(DurabilityTier.None);
-        return Engines.Any(NoneOnly) && (NoneOnly(engine) || engine == PeerEngines.StorageEngine);
+        bool nonePass = Engines.Any(NoneOnly);
+        ForEachEngine(workload, DurabilityTier.ProcessCrash, engine => body(engine, DurabilityTier.ProcessCrash),
+            where: engine => !nonePass || !NoneOnly(engine));
+        if (nonePass)
+            ForEachEngine(workload, DurabilityTier.None, engine => body(engine, DurabilityTier.None),
+                where: engine => NoneOnly(engine) || engine == PeerEngines.StorageEngine);
     }
 
     /// <summary>Records (once) that something was not run because the engine cannot do it.</summary>

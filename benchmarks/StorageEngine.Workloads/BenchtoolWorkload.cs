@@ -6,7 +6,7 @@ namespace StorageEngine.Workloads;
 /// W5, after TidesDB's benchtool: 16-byte keys, 100-byte values. Sequential and random writes at batch sizes
 /// 1, 10, 100 and 1,000 (ProcessCrash tier, a fresh store each), point reads and 100-key range scans on the
 /// randomly written store, then durable single-put commits from 1 to all-cores threads. Engines without a
-/// ProcessCrash tier run the writes and reads in the None tier against ours (<see cref="BenchmarkContext.InNoneTierPass"/>).
+/// ProcessCrash tier run the writes and reads in the None tier against ours (<see cref="BenchmarkContext.ForEachEngineUnflushed"/>).
 /// </summary>
 internal static class BenchtoolWorkload
 {
@@ -19,10 +19,7 @@ internal static class BenchtoolWorkload
     internal static void Run(BenchmarkContext context)
     {
         int threads = context.Threads;
-        context.ForEachEngine("W5", DurabilityTier.ProcessCrash, engine => WritesAndReads(context, engine, DurabilityTier.ProcessCrash),
-            where: engine => engine.Supports(DurabilityTier.ProcessCrash) || !context.InNoneTierPass(engine));
-        context.ForEachEngine("W5", DurabilityTier.None, engine => WritesAndReads(context, engine, DurabilityTier.None),
-            where: context.InNoneTierPass);
+        context.ForEachEngineUnflushed("W5", (engine, tier) => WritesAndReads(context, engine, tier));
 
         for (int t = 1; t <= threads; t++)
         {
@@ -36,34 +33,32 @@ internal static class BenchtoolWorkload
     {
         long items = context.Sizes.W5Items;
         int threads = context.Threads;
+        WarmUpWrites(context, engine, tier);
+        foreach (bool random in new[] { false, true })
         {
-            WarmUpWrites(context, engine, tier);
-            foreach (bool random in new[] { false, true })
+            foreach (int batch in BatchSizes)
             {
-                foreach (int batch in BatchSizes)
+                string phase = $"{(random ? "random" : "seq")} write b={batch}";
+                using var run = EngineRun.Open(context, "W5", engine, tier);
+                var store = run.Store;
+                var buffer = new BatchBuffer(batch, KeySize);
+                var meter = PhaseMeter.Start(run);
+                var ops = OpRunner.Run($"W5 {engine.Name} {phase}", items / batch, 1, context.Cap,
+                    (_, call) => WriteBatch(store, buffer, random, batch, call));
+                // What an engine left for later (pages held for a checkpoint, a memtable) is written at the
+                // close, and its bytes count here, as in W1-W3; its time does not. The reads reopen the store, so
+                // none of that work lands in them. A None-tier store keeps nothing once closed, so the reads
+                // run on it still open.
+                bool readsFollow = random && batch == BatchSizes[^1];
+                if (!readsFollow || tier != DurabilityTier.None) run.CloseStore();
+                long written = ops.Done * batch;
+                long logical = written * EntryBytes;
+                context.Add(meter.Finish(run, phase, ops, 1, batch, "items/s", logical, logical,
+                    note: batch == 1 ? "" : $"latency per txn of {batch}"));
+                if (readsFollow)
                 {
-                    string phase = $"{(random ? "random" : "seq")} write b={batch}";
-                    using var run = EngineRun.Open(context, "W5", engine, tier);
-                    var store = run.Store;
-                    var buffer = new BatchBuffer(batch, KeySize);
-                    var meter = PhaseMeter.Start(run);
-                    var ops = OpRunner.Run($"W5 {engine.Name} {phase}", items / batch, 1, context.Cap,
-                        (_, call) => WriteBatch(store, buffer, random, batch, call));
-                    // What an engine left for later (pages held for a checkpoint, a memtable) is written at the
-                    // close, and its bytes count here, as in W1-W3; its time does not. The reads reopen the store, so
-                    // none of that work lands in them. A None-tier store keeps nothing once closed, so the reads
-                    // run on it still open.
-                    bool readsFollow = random && batch == BatchSizes[^1];
-                    if (!readsFollow || tier != DurabilityTier.None) run.CloseStore();
-                    long written = ops.Done * batch;
-                    long logical = written * EntryBytes;
-                    context.Add(meter.Finish(run, phase, ops, 1, batch, "items/s", logical, logical,
-                        note: batch == 1 ? "" : $"latency per txn of {batch}"));
-                    if (readsFollow)
-                    {
-                        run.ReopenStore();
-                        Reads(context, run, written, threads);
-                    }
+                    run.ReopenStore();
+                    Reads(context, run, written, threads);
                 }
             }
         }

@@ -1,6 +1,7 @@
 using System.Globalization;
 using ScottPlot;
 using StorageEngine.Peers;
+using PhaseGroup = System.Linq.IGrouping<(string Phase, string Tier, int Threads), StorageEngine.Workloads.PhaseResult>;
 
 namespace StorageEngine.Workloads;
 
@@ -38,11 +39,11 @@ internal static class Charts
             var groups = Groups(selected);
             string title = Report.Titles.GetValueOrDefault(workload, workload);
 
-            if (selected.Any(r => r.Engine != Ours && !double.IsNaN(r.RatioToStorageEngine) && r.RatioToStorageEngine > 0))
+            // A phase only ours runs (pipelined commits) has nothing to compare.
+            var compared = groups.Where(g => g.Any(IsComparedPeer)).ToList();
+            if (compared.Count > 0)
             {
                 string file = workload + ".png";
-                // A phase only ours runs (pipelined commits) has nothing to compare.
-                var compared = groups.Where(g => g.Any(r => r.Engine != Ours && !double.IsNaN(r.RatioToStorageEngine) && r.RatioToStorageEngine > 0)).ToList();
                 RatioChart(title, compared).SavePng(Path.Combine(directory, file), Width, Height(compared, peersOnly: true));
                 written.Add(file);
             }
@@ -61,10 +62,10 @@ internal static class Charts
     /// The rows grouped the way <see cref="Report.Summarise"/> pairs them with ours (phase, tier, threads), in the
     /// order the workload ran them.
     /// </summary>
-    private static List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> Groups(List<PhaseResult> rows) =>
+    private static List<PhaseGroup> Groups(List<PhaseResult> rows) =>
         rows.GroupBy(r => (r.Phase, r.Tier, r.Threads)).ToList();
 
-    private static Plot RatioChart(string title, List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> groups)
+    private static Plot RatioChart(string title, List<PhaseGroup> groups)
     {
         var plot = NewPlot(Wrap(title) + "\neach engine's ops/s over StorageEngine's in the same phase, durability tier and thread count (> 1×: faster than ours)");
         var engines = EnginesOf(groups, includeOurs: false);
@@ -74,8 +75,8 @@ internal static class Charts
         {
             foreach (var row in groups[g])
             {
+                if (!IsComparedPeer(row)) continue;
                 int slot = engines.IndexOf(row.Engine);
-                if (slot < 0 || double.IsNaN(row.RatioToStorageEngine) || row.RatioToStorageEngine <= 0) continue;
                 double log = Math.Log10(row.RatioToStorageEngine);
                 lowest = Math.Min(lowest, log);
                 highest = Math.Max(highest, log);
@@ -97,7 +98,7 @@ internal static class Charts
         return plot;
     }
 
-    private static Plot OpsChart(string title, List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> groups)
+    private static Plot OpsChart(string title, List<PhaseGroup> groups)
     {
         var plot = NewPlot(Wrap(title) + "\noperations per second (unit after each phase); compare engines only within a phase's tier and thread count");
         var engines = EnginesOf(groups, includeOurs: true);
@@ -125,6 +126,10 @@ internal static class Charts
 
     private static readonly double[] RatioSteps = [1, 2, 5];
 
+    /// <summary>A peer's row with a ratio to ours in the same phase, tier and thread count.</summary>
+    private static bool IsComparedPeer(PhaseResult row) =>
+        row.Engine != Ours && !double.IsNaN(row.RatioToStorageEngine) && row.RatioToStorageEngine > 0;
+
     private static Plot NewPlot(string title)
     {
         var plot = new Plot();
@@ -145,7 +150,7 @@ internal static class Charts
     }
 
     /// <summary>Group labels on the left, top to bottom in run order; a legend of the engines below the chart.</summary>
-    private static void FinishGroups(Plot plot, List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> groups,
+    private static void FinishGroups(Plot plot, List<PhaseGroup> groups,
         List<string> engines, bool unit)
     {
         var ticks = new List<Tick>();
@@ -188,13 +193,13 @@ internal static class Charts
     }
 
     /// <summary>Pixels: enough for a readable bar per engine in each group, plus title, axis and legend.</summary>
-    private static int Height(List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> groups, bool peersOnly)
+    private static int Height(List<PhaseGroup> groups, bool peersOnly)
     {
         int engines = EnginesOf(groups, includeOurs: !peersOnly).Count;
         return 260 + groups.Count * Math.Max(56, engines * 22 + 16);
     }
 
-    private static List<string> EnginesOf(List<IGrouping<(string Phase, string Tier, int Threads), PhaseResult>> groups, bool includeOurs) =>
+    private static List<string> EnginesOf(List<PhaseGroup> groups, bool includeOurs) =>
         groups.SelectMany(g => g).Select(r => r.Engine).Distinct()
             .Where(e => includeOurs || e != Ours)
             .OrderBy(EngineIndex).ToList();

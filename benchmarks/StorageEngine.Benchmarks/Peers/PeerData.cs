@@ -95,17 +95,12 @@ public static class PeerData
             File.WriteAllBytes(copy, []);
             return;
         }
-        using var input = DirectFile.OpenReadWithoutLock(source)
+        using var handle = DirectFile.OpenReadWithoutLock(source)
             ?? throw new IOException($"{source} is locked by its engine and cannot be read without the lock here.");
+        // A stream over an open handle takes no lock of its own.
+        using var input = new FileStream(handle, FileAccess.Read);
         using var output = new FileStream(copy, FileMode.CreateNew, FileAccess.Write);
-        var buffer = new byte[1 << 20];
-        long offset = 0;
-        int read;
-        while ((read = RandomAccess.Read(input, buffer, offset)) > 0)
-        {
-            output.Write(buffer, 0, read);
-            offset += read;
-        }
+        input.CopyTo(output);
     }
 
     /// <summary>Deletes a directory and everything in it, if it exists.</summary>

@@ -297,14 +297,10 @@ public sealed partial class StorageEnvironment : IDisposable
         var published = Volatile.Read(ref _current);
         _data.ReleaseRetired(oldest);
         _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(oldest));
-        if (_journal is not null)
-        {
-            // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
-            lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
-        }
-        // Without a journal no checkpoint ever begins and nothing recovers from the file: a young page is reusable
-        // once no reader sees it. Left waiting for a checkpoint, every page freed over a commit in flight leaked.
-        else _freeSpace.ReleaseYoung(oldest, checkpointStarted: 0);
+        // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
+        // Without a journal none ever begins (_checkpointStarted stays 0), so every young page no reader sees is
+        // released; skipping the call there leaked each page freed over a commit in flight.
+        lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
         // The writer starts from the last commit, durable or not; readers stay on the last durable one.
         var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
         var source = PageSourceFor(snapshot);
