@@ -29,6 +29,19 @@ internal static class DifferingWords
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
     public static void Mark(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
     {
+        if (Vector512.IsHardwareAccelerated) MarkVector512(basePage, page, differs);
+        else if (Vector256.IsHardwareAccelerated) MarkVector256(basePage, page, differs);
+        else MarkScalar(basePage, page, differs);
+    }
+
+    /// <summary>
+    /// <see cref="Mark"/> 64 bytes at a time. Callable on any CPU (the runtime emulates the vector where it has no
+    /// instructions for it), so tests compare it with <see cref="MarkScalar"/> whatever machine runs them.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    internal static void MarkVector512(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
+    {
+        CheckLengths(basePage, page, differs);
         bool zeros = basePage.IsEmpty;
         ref byte pageBytes = ref MemoryMarshal.GetReference(page);
         ref byte baseBytes = ref MemoryMarshal.GetReference(basePage);
@@ -36,35 +49,74 @@ internal static class DifferingWords
         {
             nuint at = (nuint)w * BytesPerEntry;
             ulong bits = 0;
-            if (Vector512.IsHardwareAccelerated)
+            for (int k = 0; k < 8; k++, at += 64)
             {
-                for (int k = 0; k < 8; k++, at += 64)
-                {
-                    var words = Vector512.LoadUnsafe(ref pageBytes, at);
-                    var baseWords = zeros ? Vector512<byte>.Zero : Vector512.LoadUnsafe(ref baseBytes, at);
-                    bits |= (~Vector512.Equals(words.AsUInt64(), baseWords.AsUInt64()).ExtractMostSignificantBits() & 0xFF) << (k * 8);
-                }
-            }
-            else if (Vector256.IsHardwareAccelerated)
-            {
-                for (int k = 0; k < 16; k++, at += 32)
-                {
-                    var words = Vector256.LoadUnsafe(ref pageBytes, at);
-                    var baseWords = zeros ? Vector256<byte>.Zero : Vector256.LoadUnsafe(ref baseBytes, at);
-                    bits |= (~Vector256.Equals(words.AsUInt64(), baseWords.AsUInt64()).ExtractMostSignificantBits() & 0xF) << (k * 4);
-                }
-            }
-            else
-            {
-                for (int k = 0; k < 64; k++, at += Word)
-                {
-                    ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref pageBytes, at));
-                    ulong baseWord = zeros ? 0 : Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref baseBytes, at));
-                    if (word != baseWord) bits |= 1UL << k;
-                }
+                var words = Vector512.LoadUnsafe(ref pageBytes, at).AsUInt64();
+                var baseWords = zeros ? Vector512<ulong>.Zero : Vector512.LoadUnsafe(ref baseBytes, at).AsUInt64();
+                // One bit per 8-byte lane: 8 bits per 64-byte step, widened to 64 bits before the shift.
+                ulong equal = Vector512.Equals(words, baseWords).ExtractMostSignificantBits();
+                bits |= (~equal & 0xFFUL) << (k * 8);
             }
             differs[w] = bits;
         }
+    }
+
+    /// <summary>
+    /// <see cref="Mark"/> 32 bytes at a time. Callable on any CPU, as <see cref="MarkVector512"/> is.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    internal static void MarkVector256(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
+    {
+        CheckLengths(basePage, page, differs);
+        bool zeros = basePage.IsEmpty;
+        ref byte pageBytes = ref MemoryMarshal.GetReference(page);
+        ref byte baseBytes = ref MemoryMarshal.GetReference(basePage);
+        for (int w = 0; w < differs.Length; w++)
+        {
+            nuint at = (nuint)w * BytesPerEntry;
+            ulong bits = 0;
+            for (int k = 0; k < 16; k++, at += 32)
+            {
+                var words = Vector256.LoadUnsafe(ref pageBytes, at).AsUInt64();
+                var baseWords = zeros ? Vector256<ulong>.Zero : Vector256.LoadUnsafe(ref baseBytes, at).AsUInt64();
+                // ExtractMostSignificantBits of a Vector256<ulong> is a uint: widen it before shifting by up to 60,
+                // since a uint shift takes its count modulo 32 and would fold steps 8-15 onto words 0-31.
+                ulong equal = Vector256.Equals(words, baseWords).ExtractMostSignificantBits();
+                bits |= (~equal & 0xFUL) << (k * 4);
+            }
+            differs[w] = bits;
+        }
+    }
+
+    /// <summary><see cref="Mark"/> one word at a time: the reference the vector forms are tested against.</summary>
+    internal static void MarkScalar(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
+    {
+        CheckLengths(basePage, page, differs);
+        bool zeros = basePage.IsEmpty;
+        for (int w = 0; w < differs.Length; w++)
+        {
+            int at = w * BytesPerEntry;
+            ulong bits = 0;
+            for (int k = 0; k < 64; k++, at += Word)
+            {
+                ulong word = BitConverter.ToUInt64(page.Slice(at, Word));
+                ulong baseWord = zeros ? 0 : BitConverter.ToUInt64(basePage.Slice(at, Word));
+                if (word != baseWord) bits |= 1UL << k;
+            }
+            differs[w] = bits;
+        }
+    }
+
+    /// <summary>
+    /// The vector forms read through unchecked references, so the spans must cover what the bitmap describes:
+    /// a short page would read past its end rather than throw.
+    /// </summary>
+    private static void CheckLengths(ReadOnlySpan<byte> basePage, ReadOnlySpan<byte> page, Span<ulong> differs)
+    {
+        int covered = differs.Length * BytesPerEntry;
+        if (page.Length < covered || (!basePage.IsEmpty && basePage.Length < covered))
+            throw new ArgumentException(
+                $"A bitmap of {differs.Length} entries covers {covered} bytes; the pages hold {page.Length} and {basePage.Length}.");
     }
 
     /// <summary>Whether word <paramref name="index"/> differs.</summary>
