@@ -8,9 +8,10 @@ using System.Runtime.Intrinsics.X86;
 namespace StorageEngine.Common;
 
 /// <summary>
-/// CRC-32C (Castagnoli), the checksum of pages and journal records. System.IO.Hashing is not available from
-/// the package source this project builds against, so this uses the CPU's CRC32 instruction (SSE4.2 or
-/// ARMv8) and a table only where neither exists.
+/// CRC-32C (Castagnoli), the checksum of pages and journal records, on the CPU's CRC32 instruction (SSE4.2 or
+/// ARMv8) and a table only where neither exists. Written here rather than taken from System.IO.Hashing because
+/// a commit also needs CRC arithmetic that library does not offer: joining lanes and running a register over
+/// zeros by multiplication (<see cref="AppendZeros"/>), which derives a copied page's checksum from its changes.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -139,14 +140,20 @@ internal static class Crc32C
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static uint AppendLanes(uint crc, ReadOnlySpan<byte> data)
     {
-        if (!Sse42.X64.IsSupported && !Crc32.Arm64.IsSupported)
-        {
-            foreach (byte b in data) crc = Table[(crc ^ b) & 0xFF] ^ (crc >> 8);
-            return crc;
-        }
+        if (!Sse42.X64.IsSupported && !Crc32.Arm64.IsSupported) return AppendTable(crc, data);
         while (data.Length >= 3 * LongLane) crc = ThreeLanes(crc, ref data, LongLane, LongLaneShift);
         while (data.Length >= 3 * ShortLane) crc = ThreeLanes(crc, ref data, ShortLane, ShortLaneShift);
         return Serial(crc, data);
+    }
+
+    /// <summary>
+    /// <see cref="Append"/> a byte at a time through a table: the path of CPUs without a CRC32 instruction (and of
+    /// runs with <c>DOTNET_EnableHWIntrinsic=0</c>). Runs on any CPU, so tests compare it with the others everywhere.
+    /// </summary>
+    internal static uint AppendTable(uint crc, ReadOnlySpan<byte> data)
+    {
+        foreach (byte b in data) crc = Table[(crc ^ b) & 0xFF] ^ (crc >> 8);
+        return crc;
     }
 
     /// <summary>CRC over the first three lanes of <paramref name="data"/>, which it then skips.</summary>

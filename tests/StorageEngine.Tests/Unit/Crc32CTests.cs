@@ -32,8 +32,9 @@ public sealed class Crc32CTests
             int split = random.Next(length + 1);
             uint running = Crc32C.Append(Crc32C.Append(Crc32C.Start, slice[..split]), slice[split..]);
             Assert.Equal(expected, Crc32C.Finish(running));
-            // Both implementations, whichever Append picks on this machine.
+            // Every implementation this machine can run, whichever Append picks on it.
             Assert.Equal(expected, Crc32C.Finish(Crc32C.AppendLanes(Crc32C.Start, slice)));
+            Assert.Equal(expected, Crc32C.Finish(Crc32C.AppendTable(Crc32C.Start, slice)));
             if (Crc32C.WideSupported && length - split >= Crc32C.WideMinimum)
                 Assert.Equal(expected, Crc32C.Finish(Crc32C.AppendWide(Crc32C.AppendLanes(Crc32C.Start, slice[..split]), slice[split..])));
         }
@@ -56,6 +57,49 @@ public sealed class Crc32CTests
             Assert.Equal(Crc32C.AppendLanes(start, slice), Crc32C.AppendWide(start, slice));
         }
         Assert.Throws<ArgumentOutOfRangeException>(() => Crc32C.AppendWide(Crc32C.Start, data.AsSpan(0, Crc32C.WideMinimum - 1)));
+    }
+
+    [Fact]
+    public void TheTableMatchesTheReferenceFromAnyRunningValue()
+    {
+        // The table is what CPUs without a CRC32 instruction run; it runs everywhere, so it is checked everywhere.
+        var random = new Random(13);
+        var data = new byte[3_000];
+        random.NextBytes(data);
+        for (int length = 0; length <= 1_100; length += 1 + length / 64)
+        {
+            int offset = random.Next(7);
+            var slice = data.AsSpan(offset, length);
+            Assert.Equal(Reference(slice), Crc32C.Finish(Crc32C.AppendTable(Crc32C.Start, slice)));
+            uint start = (uint)random.Next();
+            Assert.Equal(ReferenceFrom(start, slice), Crc32C.AppendTable(start, slice));
+            Assert.Equal(ReferenceFrom(start, slice), Crc32C.AppendLanes(start, slice));
+        }
+    }
+
+    [Fact]
+    public void TheSparseWordStepMatchesTheReference()
+    {
+        // AppendWord is the derived page checksum's step; it exists only with the CPU's instructions.
+        if (!Crc32C.SparseSupported) return;
+        var random = new Random(17);
+        var word = new byte[8];
+        for (int i = 0; i < 1_000; i++)
+        {
+            random.NextBytes(word);
+            uint start = (uint)random.Next();
+            Assert.Equal(ReferenceFrom(start, word), Crc32C.AppendWord(start, BitConverter.ToUInt64(word)));
+        }
+    }
+
+    private static uint ReferenceFrom(uint crc, ReadOnlySpan<byte> data)
+    {
+        foreach (byte b in data)
+        {
+            crc ^= b;
+            for (int k = 0; k < 8; k++) crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+        }
+        return crc;
     }
 
     private static uint Reference(ReadOnlySpan<byte> data)
