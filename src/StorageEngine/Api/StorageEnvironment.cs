@@ -306,6 +306,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _unwritten?.ReleaseRetired(_readers, _pending.OldestTransactionId, _pool);
         ThrowIfWriteFailed();
         var published = Volatile.Read(ref _current);
+        _data.ReleaseRetired(oldest);
         _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(oldest));
         // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
         // Without a journal none ever begins (_checkpointStarted stays 0), so every young page no reader sees is

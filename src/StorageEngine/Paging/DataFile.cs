@@ -5,13 +5,16 @@ namespace StorageEngine.Paging;
 /// <summary>
 /// The data file and its read-only mapping. Committed pages are written through the file (into the page
 /// cache, not synced: the journal holds them durably until a checkpoint syncs this file) and read through
-/// the mapping. When the file outgrows the mapping a larger mapping replaces it; the old one stays mapped
-/// until the environment closes (see <see cref="EnsureCapacity"/>).
+/// the mapping. When the file outgrows the mapping a larger mapping replaces it; the old one stays in use by the
+/// snapshots that use it, and mapped until the environment closes (see <see cref="EnsureCapacity"/>).
 /// </summary>
 internal sealed unsafe class DataFile : IDisposable
 {
     private readonly IStorageFile _file;
-    private readonly List<IMappedView> _retired = new();
+    // Mappings replaced by growth that a reader's snapshot may still use, by the transaction that replaced them,
+    // and those no snapshot uses any more, kept until Dispose (see EnsureCapacity).
+    private readonly List<(long RetiredAt, IMappedView View)> _retired = new();
+    private readonly List<IMappedView> _unused = new();
     private readonly object _viewLock = new();
     private IMappedView _view;
     private bool _fileClosed;
@@ -38,7 +41,8 @@ internal sealed unsafe class DataFile : IDisposable
     /// <paramref name="transactionId"/> on use the new mapping. Growth is geometric (1/8) to keep remaps rare.
     /// </summary>
     /// <remarks>
-    /// The replaced mapping is not unmapped while the environment is open, even once no reader uses it: a span
+    /// The replaced mapping is not unmapped while the environment is open, even once no reader uses it (see
+    /// <see cref="ReleaseRetired"/>, which only lets it go stale): a span
     /// an application kept past its transaction (a misuse reachable from safe C#) may point into it, and reading
     /// unmapped memory would crash the process. Kept mapped, it reads the file's current bytes, which at worst are
     /// a later version of the page. This is what LMDB promises too (it maps its whole map size once). The cost is
@@ -62,8 +66,27 @@ internal sealed unsafe class DataFile : IDisposable
         var fresh = _file.Map(_file.Length);
         lock (_viewLock)
         {
-            _retired.Add(_view);
+            _retired.Add((transactionId, _view));
             Volatile.Write(ref _view, fresh);
+        }
+    }
+
+    /// <summary>
+    /// Lets the mappings that no reader older than <paramref name="oldestReader"/> can still use go stale: they
+    /// stay readable until <see cref="Dispose"/>, for spans kept past their transaction, but need no longer
+    /// show later writes (an in-memory file stops copying its writes into an old buffer).
+    /// </summary>
+    public void ReleaseRetired(long oldestReader)
+    {
+        lock (_viewLock)
+        {
+            for (int i = _retired.Count - 1; i >= 0; i--)
+            {
+                if (_retired[i].RetiredAt > oldestReader) continue;
+                _retired[i].View.Retire();
+                _unused.Add(_retired[i].View);
+                _retired.RemoveAt(i);
+            }
         }
     }
 
@@ -81,8 +104,7 @@ internal sealed unsafe class DataFile : IDisposable
     {
         lock (_viewLock)
         {
-            foreach (var view in _retired) view.Dispose();
-            _retired.Clear();
+            DisposeReplaced();
             _view.Dispose();
             if (_file.Length > pageCount * PageSize) _file.SetLength(pageCount * PageSize);
             _view = _file.Map(Math.Max(_file.Length, PageSize));
@@ -104,13 +126,21 @@ internal sealed unsafe class DataFile : IDisposable
         _file.Dispose();
     }
 
+    /// <summary>Unmaps the mappings growth replaced. Under _viewLock.</summary>
+    private void DisposeReplaced()
+    {
+        foreach (var (_, view) in _retired) view.Dispose();
+        _retired.Clear();
+        foreach (var view in _unused) view.Dispose();
+        _unused.Clear();
+    }
+
     /// <summary>Unmaps every mapping and closes the file.</summary>
     public void Dispose()
     {
         lock (_viewLock)
         {
-            foreach (var view in _retired) view.Dispose();
-            _retired.Clear();
+            DisposeReplaced();
             _view.Dispose();
         }
         CloseFile();

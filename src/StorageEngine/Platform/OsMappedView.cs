@@ -33,6 +33,12 @@ internal sealed unsafe class OsMappedView : IMappedView
     /// <inheritdoc />
     public long Length { get; }
 
+    /// <inheritdoc />
+    /// <remarks>A shared file mapping shows the file's bytes whatever is done: nothing to stop.</remarks>
+    public void Retire()
+    {
+    }
+
     /// <summary>A view of zero bytes, which the OS cannot map.</summary>
     public static OsMappedView Empty() => new();
 
