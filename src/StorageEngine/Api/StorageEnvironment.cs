@@ -616,7 +616,11 @@ public sealed partial class StorageEnvironment : IDisposable
             _heldLock.Dispose();
             int readers = _readers.Count;
             if (readers > 0)
+            {
+                // The pool's buffers stay allocated for the readers, but none is in use: its memory is given back.
+                _pool.ParkAll();
                 _logger.LogWarning("Closed environment {Path} with {Readers} read transactions not disposed; they throw ObjectDisposedException from now on, and the memory they read is kept until they are disposed.", Directory, readers);
+            }
             else _logger.LogInformation("Closed environment {Path}.", Directory);
             Volatile.Write(ref _closeFinished, 1);
             Interlocked.MemoryBarrier();

@@ -112,6 +112,16 @@ internal sealed class PageBufferPool : IDisposable
         stack.Push(buffer);
     }
 
+    /// <summary>
+    /// Parks every buffer kept ready: an environment closed while readers are still registered keeps its pool
+    /// allocated for them (stale spans may point into it) but needs none of its memory.
+    /// </summary>
+    public void ParkAll()
+    {
+        for (int pages = 1; pages <= MaxPooledRunPages; pages++)
+            while (_free[pages].TryPop(out var buffer)) Park(buffer);
+    }
+
     /// <summary>The capacity, in pages, of a buffer for a run of <paramref name="pageCount"/> pages.</summary>
     private int CapacityPages(int pageCount)
     {
