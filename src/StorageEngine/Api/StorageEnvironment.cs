@@ -642,8 +642,9 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         if (_readers.Count != 0 || Interlocked.Exchange(ref _memoryReleased, 1) != 0) return;
         _data.Dispose();
+        // The pool first: a disposed pool frees what is returned to it rather than parking it.
+        _pool.Dispose();
         _pending.ReleaseAll(_pool);
         _unwritten?.ReleaseAll(_pool);
-        _pool.Dispose();
     }
 }
