@@ -28,6 +28,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly StorageEnvironmentOptions _options;
     private readonly IFileSystem _fileSystem;
     private readonly IDisposable _lock;
+    // This process's record of the lock (see HeldLocks), released with it.
+    private readonly IDisposable _heldLock;
     private readonly ILogger _logger;
     private readonly DataFile _data;
     private readonly JournalWriter? _journal;
@@ -92,7 +94,15 @@ public sealed partial class StorageEnvironment : IDisposable
         if (options.ReadOnly) ValidateReadOnlyOpen(options, directory);
         else _fileSystem.CreateDirectory(directory);
         string lockFile = Path.Combine(directory, EnvironmentFiles.LockFileName);
-        _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
+        try
+        {
+            _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
+        }
+        catch (EnvironmentLockedException e)
+        {
+            throw new EnvironmentLockedException(lockFile, HeldLocks.IsHeld(_fileSystem, lockFile), e);
+        }
+        _heldLock = HeldLocks.Record(_fileSystem, lockFile);
         EnvironmentFiles.Opened? opened = null;
         try
         {
@@ -162,6 +172,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _pool?.Dispose();
             _scratch?.Free();
             _lock.Dispose();
+            _heldLock.Dispose();
             throw;
         }
     }
@@ -375,7 +386,11 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void EndRead(int slot)
     {
         _readers.Release(slot);
-        if (IsDisposed) CloseIfIdle();
+        if (IsDisposed)
+        {
+            if (Volatile.Read(ref _closeFinished) != 0) ReleaseMemoryIfUnread();
+            else CloseIfIdle();
+        }
     }
 
     /// <summary>
@@ -512,10 +527,14 @@ public sealed partial class StorageEnvironment : IDisposable
         if (Interlocked.Decrement(ref _openTransactions) == 0 && IsDisposed) CloseIfIdle();
     }
 
-    /// <summary>Closes a disposed environment once no transaction of either kind is open.</summary>
+    /// <summary>
+    /// Closes a disposed environment once no write transaction (nor replication apply) is open. Read transactions
+    /// do not hold it open: one an application never disposed would keep the lock and skip the final checkpoint
+    /// for the life of the process. They are ended by the close instead (see <see cref="Close"/>).
+    /// </summary>
     private void CloseIfIdle()
     {
-        if (Volatile.Read(ref _openTransactions) == 0 && _readers.Count == 0) Close(clean: true);
+        if (Volatile.Read(ref _openTransactions) == 0) Close(clean: true);
     }
 
     internal bool IsDisposed => Volatile.Read(ref _disposeRequested) != 0;
@@ -531,8 +550,13 @@ public sealed partial class StorageEnvironment : IDisposable
     }
 
     /// <summary>
-    /// Closes the environment: a final checkpoint, then the files. Transactions still open keep it alive until
-    /// they end; they can no longer start new work.
+    /// Closes the environment: a final checkpoint, then the files and the lock, so that it can be opened again.
+    /// A write transaction still open keeps it alive until it ends. Read transactions still open (leaked, or
+    /// running on other threads) do not: each of their calls throws <see cref="ObjectDisposedException"/> from
+    /// now on, and the memory they read (the mapped file and the pages held for a checkpoint) stays mapped until
+    /// the last of them is disposed, so that a read already under way finishes, or reads stale bytes, instead of
+    /// faulting. Spans returned by any transaction must not be read once the environment is disposed and its
+    /// transactions have ended: that memory is then released.
     /// </summary>
     public void Dispose()
     {
@@ -571,7 +595,9 @@ public sealed partial class StorageEnvironment : IDisposable
             if (clean && _journal is not null && _writeFailure is null)
             {
                 CheckpointCore(closing: true);
-                _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
+                // Trimming remaps (Windows cannot cut a mapped file): only when no reader can be reading. Readers
+                // registered now stay until disposed, and the file keeps its unused tail, as after a crash.
+                if (_readers.Count == 0) _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
                 RetireJournalOnClose();
             }
         }
@@ -584,13 +610,41 @@ public sealed partial class StorageEnvironment : IDisposable
             _filesClosed = true;
             Monitor.Exit(_checkpointLock);
             _journal?.Dispose();
-            _data.Dispose();
-            _pending.ReleaseAll(_pool);
-            _unwritten?.ReleaseAll(_pool);
-            _pool.Dispose();
+            _data.CloseFile();
             _scratch.Free();
             _lock.Dispose();
-            _logger.LogInformation("Closed environment {Path}.", Directory);
+            _heldLock.Dispose();
+            int readers = _readers.Count;
+            if (readers > 0)
+            {
+                // The pool's buffers stay allocated for the readers, but none is in use: its memory is given back.
+                _pool.ParkAll();
+                _logger.LogWarning("Closed environment {Path} with {Readers} read transactions not disposed; they throw ObjectDisposedException from now on, and the memory they read is kept until they are disposed.", Directory, readers);
+            }
+            else _logger.LogInformation("Closed environment {Path}.", Directory);
+            Volatile.Write(ref _closeFinished, 1);
+            Interlocked.MemoryBarrier();
+            ReleaseMemoryIfUnread();
         }
+    }
+
+    // Set once Close no longer uses the mapping or the buffers: from then on the last reader to end releases them.
+    private int _closeFinished;
+    private int _memoryReleased;
+
+    /// <summary>
+    /// Unmaps the data file and frees the page buffers of a closed environment once no reader is registered.
+    /// Dispose set the disposed flag before the close, and a reader registers (a full fence) before checking that
+    /// flag, so once the count is seen at zero here no reader can start reading: each one registering from then on
+    /// sees the flag and ends before touching a page.
+    /// </summary>
+    private void ReleaseMemoryIfUnread()
+    {
+        if (_readers.Count != 0 || Interlocked.Exchange(ref _memoryReleased, 1) != 0) return;
+        _data.Dispose();
+        // The pool first: a disposed pool frees what is returned to it rather than parking it.
+        _pool.Dispose();
+        _pending.ReleaseAll(_pool);
+        _unwritten?.ReleaseAll(_pool);
     }
 }

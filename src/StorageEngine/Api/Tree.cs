@@ -7,7 +7,8 @@ namespace StorageEngine;
 /// A named, ordered map of byte-string keys to byte-string values, seen through one transaction. Keys are
 /// 1 to <see cref="StorageEnvironment.MaxKeySize"/> bytes, values 0 to <see cref="StorageEnvironment.MaxValueSize"/>;
 /// large values live on overflow pages. Returned values point into the engine's pages (no copy): they are
-/// valid until the transaction ends, and in a write transaction until its next change.
+/// valid until the transaction ends, and in a write transaction until its next change. Read later, while the
+/// environment is open, they hold stale or reused bytes but never fault (see the API guide).
 /// </summary>
 public sealed class Tree
 {

@@ -193,6 +193,12 @@ internal static partial class LinuxNative
     /// </summary>
     public static unsafe void ReleaseMappedPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
 
+    /// <summary>
+    /// madvise(MADV_DONTNEED) over private anonymous memory (a parked page buffer): its physical pages are given
+    /// back, the range stays mapped, and a later read finds zeros. Best effort: on failure the memory stays resident.
+    /// </summary>
+    public static unsafe void DiscardPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
+
     /// <summary>Builds the exception for a failed call, keeping the errno text so the cause is visible in logs.</summary>
     public static Exception ErrnoException(int errno, string call, string path)
     {

@@ -222,6 +222,26 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
+    public unsafe void A_retired_view_of_an_outgrown_buffer_stays_readable_and_no_longer_receives_writes()
+    {
+        var fs = new MemoryFileSystem();
+        using IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered);
+        file.Write(0, "first"u8);
+        IMappedView before = file.Map(5);
+        file.Write(10 << 20, "far"u8);
+        file.Write(0, "again"u8);
+        Assert.True(new ReadOnlySpan<byte>(before.Pointer, 5).SequenceEqual("again"u8));
+
+        before.Retire();
+        file.Write(0, "later"u8);
+
+        // Stale but allocated: what a span kept past its transaction may read.
+        Assert.True(new ReadOnlySpan<byte>(before.Pointer, 5).SequenceEqual("again"u8));
+        before.Dispose();
+        before.Dispose();
+    }
+
+    [Fact]
     public void OpeningTwiceSharesContent_AndDeleteKeepsOpenHandlesWorking()
     {
         var fs = new MemoryFileSystem();
