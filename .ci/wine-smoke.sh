@@ -22,7 +22,9 @@ started=$SECONDS
 # The engine tests run under Wine. Kept to what is meaningful for the Windows code paths and stable under
 # Wine; left out: the process-kill and second-process tests (they start a 'dotnet' child, which a
 # self-contained Windows publish does not have), the stress tests (timed, long), the fuzzer (300 cases, long
-# under Wine) and the documentation tests (they look for the repository's docs/ above the test assembly).
+# under Wine) and the documentation tests (they look for the repository's docs/ above the test assembly; and
+# when that lookup has failed, ApiGuide_compaction after it dies of an access violation under Wine, which
+# nothing reproduces on Linux: unexplained, see the GitHub workflow's Windows jobs, which run the class).
 subset=(
     StorageEngine.Tests.Platform.OsFileSystemTests
     StorageEngine.Tests.Platform.OsStorageFileTests
