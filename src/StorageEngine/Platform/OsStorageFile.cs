@@ -91,7 +91,7 @@ internal sealed unsafe class OsStorageFile : IStorageFile
             }
 
             // macOS has F_NOCACHE but no O_DSYNC equivalent that also flushes the drive cache, so buffered
-            // writes plus Flush (F_FULLFSYNC) is the only durable option there.
+            // writes plus Flush (F_FULLFSYNC, DarwinNative) is the only durable option there.
         }
 
         FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete);
@@ -333,9 +333,15 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         {
             LinuxNative.FlushData(_handle, Path);
         }
+        else if (OperatingSystem.IsMacOS())
+        {
+            // Called here rather than left to FlushToDisk (which also issues F_FULLFSYNC in .NET 10) so that
+            // the drive-cache flush a Safe commit rests on is this code's, and tested.
+            DarwinNative.FullSync(_handle, Path);
+        }
         else
         {
-            // fsync, and F_FULLFSYNC on macOS, whose fsync does not flush the drive's cache.
+            // FlushFileBuffers on Windows.
             RandomAccess.FlushToDisk(_handle);
         }
     }

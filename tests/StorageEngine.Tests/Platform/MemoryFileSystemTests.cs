@@ -283,7 +283,8 @@ public sealed class MemoryFileSystemTests
         Assert.Equal(["b", "b.tmp"], fs.ListFiles(Directory));
         fs.Rename(Directory + "/b.tmp", Directory + "/b");
         Assert.Equal(["b"], fs.ListFiles(Directory + "/"));
-        Assert.Equal(["/mem/env/b", "/mem/env/sub/c"], fs.FileNames);
+        // Full paths, as the file system keeps them: on Windows with the current drive and backslashes.
+        Assert.Equal([Path.GetFullPath("/mem/env/b"), Path.GetFullPath("/mem/env/sub/c")], fs.FileNames);
         Assert.Throws<FileNotFoundException>(() => fs.Rename(Directory + "/missing", Directory + "/x"));
 
         using (IStorageFile renamed = fs.Open(Directory + "/b", StorageFileMode.Buffered))
