@@ -21,26 +21,26 @@ public sealed partial class StorageEnvironment
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
             try
             {
+                // The new session's first file (a spare renamed, or a new one preallocated) exists before the header
+                // names the session: an unclean header always names a journal file that exists (see EnvironmentFiles.Opened).
+                _journal!.OpenFirstFile();
                 Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
             }
             catch (Exception e)
             {
                 _writeFailure ??= e;
-                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                _logger.LogError(e, "Syncing the recovered pages or opening the new session's first journal file failed; writes are refused until the environment is reopened, which recovers again from the journal.");
                 throw;
             }
             int retired = 0;
             try
             {
-                retired = _journal!.RetireBelow(nextJournal);
-                // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
-                _journal.OpenFirstFile();
+                retired = _journal.RetireBelow(nextJournal);
             }
             catch (IOException e)
             {
-                // The header already names the new session: what is left is tidying, which later checkpoints
-                // and the first commit retry.
-                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
+                // The header already names the new session: what is left is tidying, which later checkpoints retry.
+                _logger.LogWarning(e, "Retiring the recovered journal failed; later checkpoints try again.");
             }
             _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
                 System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
