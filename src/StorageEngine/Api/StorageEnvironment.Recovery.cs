@@ -19,28 +19,41 @@ public sealed partial class StorageEnvironment
         {
             if (_filesClosed) return;
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            // The new session's first file (a spare renamed, or a new one preallocated) exists before the header
+            // names the session: an unclean header names a journal file that exists (see EnvironmentFiles.Opened).
+            // On a full disk there may be no room for a new one until the crashed session's files are retired,
+            // which only the new header allows: then it is opened after them, as the first commit would.
+            bool firstFileOpen = false;
             try
             {
-                // The new session's first file (a spare renamed, or a new one preallocated) exists before the header
-                // names the session: an unclean header always names a journal file that exists (see EnvironmentFiles.Opened).
                 _journal!.OpenFirstFile();
+                firstFileOpen = true;
+            }
+            catch (IOException e)
+            {
+                _logger.LogWarning(e, "Opening the new session's first journal file failed; it is tried again once the recovered journal is retired.");
+            }
+            try
+            {
                 Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
             }
             catch (Exception e)
             {
                 _writeFailure ??= e;
-                _logger.LogError(e, "Syncing the recovered pages or opening the new session's first journal file failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
                 throw;
             }
             int retired = 0;
             try
             {
-                retired = _journal.RetireBelow(nextJournal);
+                retired = _journal!.RetireBelow(nextJournal);
+                if (!firstFileOpen) _journal.OpenFirstFile();
             }
             catch (IOException e)
             {
-                // The header already names the new session: what is left is tidying, which later checkpoints retry.
-                _logger.LogWarning(e, "Retiring the recovered journal failed; later checkpoints try again.");
+                // The header already names the new session: what is left is tidying, which later checkpoints
+                // and the first commit retry.
+                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
             }
             _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
                 System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
