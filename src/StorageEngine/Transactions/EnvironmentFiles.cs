@@ -101,7 +101,7 @@ internal static unsafe class EnvironmentFiles
             bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
             if (useJournal && !HasJournal(fs, directory, header, out string? missing))
             {
-                if (!acceptJournalLoss) throw JournalLost(directory, header, missing);
+                if (!acceptJournalLoss) throw JournalLost(directory, header, missing!, path);
                 if (readOnly)
                     throw NeedsRecovery(directory, $"its journal is lost ({missing}) and AcceptJournalLoss is set, which rebuilds the free-space map");
                 logger.LogWarning("{Missing} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
@@ -123,6 +123,17 @@ internal static unsafe class EnvironmentFiles
                     state = Apply(file, header, record, changedInPlace);
                     replayed++;
                 });
+                if (replayed == 0 && !reader.StartFileHeldRecord
+                    && (header.Flags & (DataFileHeaderFlags.CleanShutdown | DataFileHeaderFlags.LazySession | DataFileHeaderFlags.JournalInUse)) == DataFileHeaderFlags.JournalInUse)
+                {
+                    string overwritten = $"The journal file '{System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber))}' holds no record of the last session, " +
+                        "though that session had written records there (it was overwritten, zeroed or replaced).";
+                    if (!acceptJournalLoss) throw JournalLost(directory, header, overwritten, path);
+                    if (readOnly) throw NeedsRecovery(directory, "its journal is lost and AcceptJournalLoss is set, which rebuilds the free-space map");
+                    logger.LogWarning("{Missing} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
+                        overwritten, header.CheckpointTransactionId);
+                    needsRebuild = true;
+                }
                 VerifyChangedInPlace(file, header.PageSize, changedInPlace);
                 var numbers = reader.FileNumbers();
                 nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
@@ -175,8 +186,12 @@ internal static unsafe class EnvironmentFiles
         return false;
     }
 
-    private static CorruptionException JournalLost(string directory, in DataFileHeader header, string? missing) =>
-        new(System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber)), 0,
+    /// <summary>
+    /// The refusal of a lost journal. It names the empty journal file, or, for a missing one, the data file whose
+    /// header (at offset 0) requires it.
+    /// </summary>
+    private static CorruptionException JournalLost(string directory, in DataFileHeader header, string missing, string dataFilePath) =>
+        new(missing.EndsWith("is missing.", StringComparison.Ordinal) ? dataFilePath : System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber)), 0,
             $"{missing} The data file's header says that the last session did not close cleanly and that every commit after transaction " +
             $"{header.CheckpointTransactionId} (its last checkpoint) is in the journal, from file {JournalFileNames.ForNumber(header.JournalFileNumber)} on: " +
             $"without it those commits are lost. Restore the journal files, or open with StorageEnvironmentOptions.AcceptJournalLoss = true " +
@@ -194,6 +209,21 @@ internal static unsafe class EnvironmentFiles
         header.SessionId = sessionId;
         header.Flags = lazy ? DataFileHeaderFlags.LazySession : DataFileHeaderFlags.None;
         return WriteCheckpoint(file, header, state, nextJournal);
+    }
+
+    /// <summary>
+    /// Records in the header that the session has written journal records, the first of them in
+    /// <paramref name="journalFileNumber"/> (see <see cref="DataFileHeaderFlags.JournalInUse"/>); the checkpoint
+    /// it describes is unchanged. Written and synced after the session's first record is durable and before that
+    /// commit is acknowledged.
+    /// </summary>
+    public static DataFileHeader MarkJournalInUse(IStorageFile file, DataFileHeader header, long journalFileNumber)
+    {
+        header.Sequence++;
+        header.Flags |= DataFileHeaderFlags.JournalInUse;
+        header.JournalFileNumber = journalFileNumber;
+        DataFileHeaderStore.Write(file, header);
+        return header;
     }
 
     /// <summary>A new session's id: records of earlier sessions left in reused journal files never match it.</summary>

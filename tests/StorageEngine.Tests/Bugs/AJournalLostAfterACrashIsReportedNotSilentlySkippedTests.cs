@@ -6,7 +6,7 @@ namespace StorageEngine.Tests.Bugs;
 
 /// <summary>
 /// After a crash the commits since the last checkpoint live only in the journal. With the journal files deleted or
-/// emptied, an open used to log "Opened ... at transaction 0" and go on without them. The data file's header says
+/// emptied or overwritten with zeros, an open used to log "Opened ... at transaction 0" and go on without them. The data file's header says
 /// that the last session did not close cleanly and which journal file its commits start in: the open now refuses
 /// with a <see cref="CorruptionException"/> naming that file, unless
 /// <see cref="StorageEnvironmentOptions.AcceptJournalLoss"/> says to open as of the last checkpoint.
@@ -19,11 +19,13 @@ public sealed class AJournalLostAfterACrashIsReportedNotSilentlySkippedTests
     {
         Deleted,
         TruncatedToZero,
+        OverwrittenWithZeros,
     }
 
     [Theory]
     [InlineData(JournalDamage.Deleted)]
     [InlineData(JournalDamage.TruncatedToZero)]
+    [InlineData(JournalDamage.OverwrittenWithZeros)]
     public void A_process_killed_after_300_Safe_commits_whose_journal_is_then_lost_is_refused_and_opens_as_of_its_checkpoint_only_when_told_to(JournalDamage damage)
     {
         using var directory = new TempDirectory("lost-journal");
@@ -38,12 +40,20 @@ public sealed class AJournalLostAfterACrashIsReportedNotSilentlySkippedTests
         foreach (string journal in journals)
         {
             if (damage == JournalDamage.Deleted) File.Delete(journal);
-            else File.WriteAllBytes(journal, []);
+            else if (damage == JournalDamage.TruncatedToZero) File.WriteAllBytes(journal, []);
+            else File.WriteAllBytes(journal, new byte[new FileInfo(journal).Length]);
         }
 
         var refused = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(directory.Path));
-        Assert.StartsWith(Path.Combine(directory.Path, "journal."), refused.FilePath);
-        Assert.Contains(damage == JournalDamage.Deleted ? "is missing" : "is empty", refused.Message);
+        // A missing journal file cannot be named as the damaged file: the data file, whose header requires it, is.
+        if (damage == JournalDamage.Deleted) Assert.Equal(directory.File("data.sedb"), refused.FilePath);
+        else Assert.StartsWith(Path.Combine(directory.Path, "journal."), refused.FilePath);
+        Assert.Matches(damage switch
+        {
+            JournalDamage.Deleted => @"journal file '.*journal\.\d{10}' is missing",
+            JournalDamage.TruncatedToZero => @"journal file '.*journal\.\d{10}' is empty",
+            _ => @"journal file '.*journal\.\d{10}' holds no record of the last session",
+        }, refused.Message);
         Assert.Contains("did not close cleanly", refused.Message);
         Assert.Contains(nameof(StorageEnvironmentOptions.AcceptJournalLoss), refused.Message);
         // Refusing changed nothing: it refuses again, read-only too.
