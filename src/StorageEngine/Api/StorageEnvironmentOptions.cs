@@ -68,8 +68,9 @@ public sealed class StorageEnvironmentOptions
     /// <summary>
     /// Open an environment although journal files that its data file needs are missing, accepting that the commits
     /// they held are lost. An environment that did not close cleanly keeps its commits after the last checkpoint in
-    /// its journal (<c>journal.*</c> files) only; when the journal file the data file's header names is missing or
-    /// (after a Safe session) empty, <see cref="StorageEnvironment.Open(StorageEnvironmentOptions)"/> throws
+    /// its journal (<c>journal.*</c> files) only; when the journal file the data file's header names is missing, or
+    /// (after a Safe session) empty or without a record of the session that wrote records there (overwritten with
+    /// zeros), <see cref="StorageEnvironment.Open(StorageEnvironmentOptions)"/> throws
     /// <see cref="CorruptionException"/> naming the file and the last checkpointed transaction. With this set, it
     /// opens the environment as of that checkpoint instead (and rebuilds the free-space map from the trees). An empty
     /// or missing data file beside journal files (<c>journal.*</c> or spare <c>journal-free.*</c>) is refused the same
