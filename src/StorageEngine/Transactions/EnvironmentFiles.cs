@@ -99,16 +99,8 @@ internal static unsafe class EnvironmentFiles
             long nextJournal = header.JournalFileNumber;
             bool previousLazy = (header.Flags & DataFileHeaderFlags.LazySession) != 0;
             bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
-            if (useJournal && !HasJournal(fs, directory, header, out string? missing))
-            {
-                if (!acceptJournalLoss) throw JournalLost(directory, header, missing!, path);
-                if (readOnly)
-                    throw NeedsRecovery(directory, $"its journal is lost ({missing}) and AcceptJournalLoss is set, which rebuilds the free-space map");
-                logger.LogWarning("{Missing} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
-                    missing, header.CheckpointTransactionId);
-                // Commits after the checkpoint may have written pages, bitmap pages among them, to the data file.
-                needsRebuild = true;
-            }
+            if (useJournal && !HasJournal(fs, directory, header, out string? missing, out bool fileMissing))
+                needsRebuild = AcceptJournalLoss(directory, path, header, missing!, fileMissing, acceptJournalLoss, readOnly, logger);
             if (readOnly && useJournal && needsRebuild)
                 throw NeedsRecovery(directory, "its last session ran in Lazy mode and did not close cleanly, so its free-space map must be rebuilt");
             if (useJournal)
@@ -128,11 +120,7 @@ internal static unsafe class EnvironmentFiles
                 {
                     string overwritten = $"The journal file '{System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber))}' holds no record of the last session, " +
                         "though that session had written records there (it was overwritten, zeroed or replaced).";
-                    if (!acceptJournalLoss) throw JournalLost(directory, header, overwritten, path);
-                    if (readOnly) throw NeedsRecovery(directory, "its journal is lost and AcceptJournalLoss is set, which rebuilds the free-space map");
-                    logger.LogWarning("{Missing} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
-                        overwritten, header.CheckpointTransactionId);
-                    needsRebuild = true;
+                    needsRebuild = AcceptJournalLoss(directory, path, header, overwritten, fileMissing: false, acceptJournalLoss, readOnly, logger);
                 }
                 VerifyChangedInPlace(file, header.PageSize, changedInPlace);
                 var numbers = reader.FileNumbers();
@@ -168,15 +156,17 @@ internal static unsafe class EnvironmentFiles
     /// (see <see cref="Opened"/>), so a missing file was deleted. A Safe session's file is preallocated and synced
     /// first, so an empty one was emptied; a Lazy session's length is not synced, and a power loss may empty it.
     /// </summary>
-    private static bool HasJournal(IFileSystem fs, string directory, in DataFileHeader header, out string? missing)
+    private static bool HasJournal(IFileSystem fs, string directory, in DataFileHeader header, out string? missing, out bool fileMissing)
     {
         missing = null;
+        fileMissing = false;
         if ((header.Flags & DataFileHeaderFlags.CleanShutdown) != 0) return true;
         string name = JournalFileNames.ForNumber(header.JournalFileNumber);
         string path = System.IO.Path.Combine(directory, name);
         if (!fs.Exists(path))
         {
             missing = $"The journal file '{path}' is missing.";
+            fileMissing = true;
             return false;
         }
         if ((header.Flags & DataFileHeaderFlags.LazySession) != 0) return true;
@@ -187,15 +177,28 @@ internal static unsafe class EnvironmentFiles
     }
 
     /// <summary>
-    /// The refusal of a lost journal. It names the empty journal file, or, for a missing one, the data file whose
-    /// header (at offset 0) requires it.
+    /// A lost journal: refused with a <see cref="CorruptionException"/> naming the damaged journal file (or, for a
+    /// missing one, the data file whose header at offset 0 requires it), unless <paramref name="accept"/>. Accepted,
+    /// the open goes on as of the last checkpoint and returns that the free-space map must be rebuilt: commits after
+    /// the checkpoint may have written pages, bitmap pages among them, into the data file.
     /// </summary>
-    private static CorruptionException JournalLost(string directory, in DataFileHeader header, string missing, string dataFilePath) =>
-        new(missing.EndsWith("is missing.", StringComparison.Ordinal) ? dataFilePath : System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber)), 0,
-            $"{missing} The data file's header says that the last session did not close cleanly and that every commit after transaction " +
-            $"{header.CheckpointTransactionId} (its last checkpoint) is in the journal, from file {JournalFileNames.ForNumber(header.JournalFileNumber)} on: " +
-            $"without it those commits are lost. Restore the journal files, or open with StorageEnvironmentOptions.AcceptJournalLoss = true " +
-            $"to open the environment as of transaction {header.CheckpointTransactionId}, losing every commit after it.");
+    private static bool AcceptJournalLoss(string directory, string dataFilePath, in DataFileHeader header, string problem, bool fileMissing,
+        bool accept, bool readOnly, ILogger logger)
+    {
+        string journal = System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber));
+        if (!accept)
+        {
+            throw new CorruptionException(fileMissing ? dataFilePath : journal, 0,
+                $"{problem} The data file's header says that the last session did not close cleanly and that every commit after transaction " +
+                $"{header.CheckpointTransactionId} (its last checkpoint) is in the journal, from file {JournalFileNames.ForNumber(header.JournalFileNumber)} on: " +
+                "without it those commits are lost. Restore the journal files, or open with StorageEnvironmentOptions.AcceptJournalLoss = true " +
+                $"to open the environment as of transaction {header.CheckpointTransactionId}, losing every commit after it.");
+        }
+        if (readOnly) throw NeedsRecovery(directory, $"its journal is lost ({problem}) and AcceptJournalLoss is set, which rebuilds the free-space map");
+        logger.LogWarning("{Problem} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
+            problem, header.CheckpointTransactionId);
+        return true;
+    }
 
     private static StorageException NeedsRecovery(string directory, string why) =>
         new($"The environment in '{directory}' needs recovery before it can be opened read-only: {why}. Open it once read-write (ReadOnly = false) to recover it, then open it read-only.");
