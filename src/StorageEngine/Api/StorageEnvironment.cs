@@ -83,8 +83,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine");
         bool inMemory = options.Durability == DurabilityMode.InMemory;
         _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem(simulatesPowerLoss: false) : new OsFileSystem());
-        string directory = inMemory && options.FileSystem is null ? "/memory" : options.Path
-            ?? throw new ArgumentException("StorageEnvironmentOptions.Path is required unless Durability is InMemory.", nameof(options));
+        string directory = ResolveDirectory(options, _fileSystem);
         if (!PageSizes.IsValid(options.PageSize))
             throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
         if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
@@ -107,7 +106,12 @@ public sealed partial class StorageEnvironment : IDisposable
         try
         {
             opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
-                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly);
+                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly, options.AcceptJournalLoss,
+                file =>
+                {
+                    if (!file.TryLockEnvironment(shared: options.ReadOnly, out string? holder))
+                        throw EnvironmentLockedException.ForDataFile(file.Path, lockFile, options.ReadOnly, holder);
+                });
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
@@ -128,19 +132,20 @@ public sealed partial class StorageEnvironment : IDisposable
             if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
                 throw loader.Corruption(bitmapPage, $"the free-space bitmap marks page {past} free, past the {opened.State.PageCount} pages of the file: it is newer than the recovered transaction {opened.State.TransactionId} (journal records lost?).");
             _checkpointedTransactionId = opened.State.TransactionId;
-            if (opened.NeedsFreeSpaceRebuild)
-            {
-                RebuildFreeSpace();
-                Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
-                    options.Durability == DurabilityMode.Lazy, EnvironmentFiles.NewSessionId());
-            }
+            if (opened.NeedsFreeSpaceRebuild) RebuildFreeSpace();
             if (!inMemory && !options.ReadOnly)
             {
-                // After a replay the new session's id is chosen now, but the header names it only once the
-                // replayed pages are synced, in the background: the first journal write waits for that.
-                long sessionId = opened.SessionPending ? EnvironmentFiles.NewSessionId() : Header.SessionId;
+                // The new session's first journal file exists before the header names the session (see
+                // EnvironmentFiles.Opened): now, or after a replay once the replayed pages are synced, in the
+                // background (the first journal write waits for that).
+                long sessionId = EnvironmentFiles.NewSessionId();
                 _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, sessionId, PageSize, options.JournalFileSize,
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
+                if (!opened.SessionPending)
+                {
+                    Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
+                        options.Durability == DurabilityMode.Lazy, sessionId);
+                }
                 if (opened.SessionPending)
                 {
                     // Its own thread, not the thread pool's: the first commit waits for it, and an application
@@ -183,7 +188,17 @@ public sealed partial class StorageEnvironment : IDisposable
     public static StorageEnvironment Open(StorageEnvironmentOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
-        return new StorageEnvironment(options.Clone());
+        var copy = options.Clone();
+        try
+        {
+            return new StorageEnvironment(copy);
+        }
+        catch (Exception e) when (IsDiskFull(e) && GiveBackSpareJournalFiles(copy))
+        {
+            // The spare journal files are the engine's own reserve: a recovery must not fail for want of the space
+            // they hold. They are gone now; the open starts again from the unchanged header.
+            return new StorageEnvironment(copy);
+        }
     }
 
     /// <summary>Opens (creating if needed) the environment in <paramref name="path"/> with default options.</summary>

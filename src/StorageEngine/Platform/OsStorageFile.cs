@@ -317,6 +317,25 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         _appendMapping = null;
     }
 
+    /// <summary>
+    /// Where the environment lock lies: one byte far past any data file's end (a lock may lie past the end), so
+    /// that it stands for the whole environment and never meets a lock on data.
+    /// </summary>
+    private const long EnvironmentLockOffset = 1L << 62;
+
+    /// <inheritdoc />
+    /// <remarks>On Linux an open-file-description lock (fcntl F_OFD_SETLK); elsewhere none.</remarks>
+    public bool TryLockEnvironment(bool shared, out string? holder)
+    {
+        holder = null;
+        if (!OperatingSystem.IsLinux() || LinuxNative.TryLockOpenFile(_handle, Path, EnvironmentLockOffset, shared)) return true;
+        int? pid = LinuxNative.FindOpenFileLockHolder(_handle, EnvironmentLockOffset);
+        holder = pid is null ? null
+            : pid == Environment.ProcessId ? $"another StorageEnvironment in this process (process {pid})"
+            : $"process {pid}";
+        return false;
+    }
+
     /// <inheritdoc />
     /// <remarks>Works on write-through files too, where it only has metadata left to make durable.</remarks>
     public void Flush()
