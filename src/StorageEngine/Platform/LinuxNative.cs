@@ -35,6 +35,7 @@ internal static partial class LinuxNative
     private const int OfdSetLock = 37;
     private const short ReadLock = 0;
     private const short WriteLock = 1;
+    private const short Unlock = 2;
     private const short SeekSet = 0;
 
     /// <summary>statx: AT_EMPTY_PATH (the descriptor itself), STATX_INO, and the size of struct statx.</summary>
@@ -164,6 +165,30 @@ internal static partial class LinuxNative
             if (errno is EAgain or EAcces) return false;
             if (errno == EInval) return true;
             throw ErrnoException(errno, "fcntl(F_OFD_SETLK)", path);
+        }
+        finally
+        {
+            if (added) handle.DangerousRelease();
+        }
+    }
+
+    /// <summary>
+    /// Releases the open-file-description lock <see cref="TryLockOpenFile"/> took at <paramref name="offset"/>. Closing
+    /// the descriptor alone does not: the lock belongs to the open file description, which a mapping of the file
+    /// keeps alive (a closed environment keeps its mappings while leaked readers may still read them).
+    /// </summary>
+    public static void UnlockOpenFile(SafeFileHandle handle, string path, long offset)
+    {
+        if (!Environment.Is64BitProcess) return;
+        var request = new FileLockRecord { Type = Unlock, Whence = SeekSet, Start = offset, Length = 1 };
+        bool added = false;
+        try
+        {
+            handle.DangerousAddRef(ref added);
+            if (FcntlLock((int)handle.DangerousGetHandle(), OfdSetLock, ref request) == 0) return;
+            int errno = Marshal.GetLastPInvokeError();
+            if (errno == EInval) return;
+            throw ErrnoException(errno, "fcntl(F_OFD_SETLK, F_UNLCK)", path);
         }
         finally
         {

@@ -323,12 +323,20 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     /// </summary>
     private const long EnvironmentLockOffset = 1L << 62;
 
+    // Whether TryLockEnvironment took the open-file-description lock, which Dispose then releases.
+    private bool _environmentLocked;
+
     /// <inheritdoc />
     /// <remarks>On Linux an open-file-description lock (fcntl F_OFD_SETLK); elsewhere none.</remarks>
     public bool TryLockEnvironment(bool shared, out string? holder)
     {
         holder = null;
-        if (!OperatingSystem.IsLinux() || LinuxNative.TryLockOpenFile(_handle, Path, EnvironmentLockOffset, shared)) return true;
+        if (!OperatingSystem.IsLinux()) return true;
+        if (LinuxNative.TryLockOpenFile(_handle, Path, EnvironmentLockOffset, shared))
+        {
+            _environmentLocked = true;
+            return true;
+        }
         int? pid = LinuxNative.FindOpenFileLockHolder(_handle, EnvironmentLockOffset);
         holder = pid is null ? null
             : pid == Environment.ProcessId ? $"another StorageEnvironment in this process (process {pid})"
@@ -412,6 +420,13 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         lock (_mappingLock)
         {
             DropAppendMapping();
+        }
+
+        // Released explicitly: a mapping of the file outlives the descriptor and with it the lock (see UnlockOpenFile).
+        if (_environmentLocked && !_handle.IsClosed)
+        {
+            try { LinuxNative.UnlockOpenFile(_handle, Path, EnvironmentLockOffset); }
+            catch (IOException) { } // closing the descriptor still releases it once the last mapping goes
         }
 
         if (_owner is not null)
