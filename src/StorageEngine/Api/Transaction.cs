@@ -9,7 +9,9 @@ namespace StorageEngine;
 /// <summary>
 /// What read and write transactions share: a snapshot of the environment and access to its named trees.
 /// Not thread-safe: use a transaction from one thread at a time (it may move between threads, as async code
-/// does).
+/// does). A write transaction refuses an operation that starts while another thread is running one on it
+/// (<see cref="InvalidOperationException"/>), and once any of its operations has failed it refuses every
+/// further one, <see cref="WriteTransaction.Commit"/> included: it can only be disposed.
 /// </summary>
 public abstract class Transaction : IDisposable
 {
@@ -19,12 +21,21 @@ public abstract class Transaction : IDisposable
     private BTree? _rootTree;
     // An int for Interlocked: ending a transaction from two threads at once must run its end only once.
     private int _disposed;
+    // Write transactions only (see Enter): the managed thread id of the thread running an operation on the
+    // transaction, 0 while none runs, Ended once it has ended.
+    private readonly bool _guarded;
+    private int _user;
+    private const int Ended = -1;
+    // The first operation that failed, set once; from then on every operation but Dispose is refused.
+    private OperationFailure? _failure;
 
-    private protected Transaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages)
+    private protected Transaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages, bool guarded)
     {
         Environment = environment;
         Snapshot = snapshot;
         Pages = pages;
+        _guarded = guarded;
+        LastThread = System.Environment.CurrentManagedThreadId;
     }
 
     /// <summary>The environment this transaction belongs to.</summary>
@@ -64,7 +75,25 @@ public abstract class Transaction : IDisposable
     /// <summary>Opens an existing tree; false when none has that name.</summary>
     public bool TryOpenTree(string name, [NotNullWhen(true)] out Tree? tree)
     {
-        ThrowIfInactive();
+        Tree.CheckName(name);
+        Enter(Operations.TryOpenTree);
+        try
+        {
+            return TryOpenTreeCore(name, out tree);
+        }
+        catch (Exception e) when (Fail(Operations.TryOpenTree, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit();
+        }
+    }
+
+    /// <summary><see cref="TryOpenTree"/> for a caller that has entered the transaction (see <see cref="Enter"/>).</summary>
+    private protected bool TryOpenTreeCore(string name, [NotNullWhen(true)] out Tree? tree)
+    {
         tree = FindOpened(name);
         if (tree is not null) return !tree.IsDropped;
         // A read transaction shares the read-only trees of its snapshot with the other readers of it.
@@ -116,7 +145,23 @@ public abstract class Transaction : IDisposable
     /// <summary>Names of all trees, in bytewise order of their UTF-8 encoding.</summary>
     public IReadOnlyList<string> GetTreeNames()
     {
-        ThrowIfInactive();
+        Enter(Operations.GetTreeNames);
+        try
+        {
+            return GetTreeNamesCore();
+        }
+        catch (Exception e) when (Fail(Operations.GetTreeNames, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit();
+        }
+    }
+
+    private List<string> GetTreeNamesCore()
+    {
         var names = new List<string>();
         var root = RootTree;
         if (root is not null)
@@ -170,12 +215,103 @@ public abstract class Transaction : IDisposable
 
     internal bool IsActive => Volatile.Read(ref _disposed) == 0;
 
+    /// <summary>
+    /// Begins an operation of <paramref name="operation"/> (a "Type.Member" name) on the transaction, to be ended
+    /// by <see cref="Exit"/>; throws unless the transaction can be used. A write transaction is entered by one
+    /// thread at a time: another thread's entry meanwhile is refused, and the refusal fails the transaction (its
+    /// caller's work is missing from it). One interlocked compare per operation, no allocation; a transaction
+    /// moves freely between threads between operations, as async code needs. A read transaction only checks that
+    /// it is still open: its reads change nothing shared.
+    /// </summary>
+    internal void Enter(string operation)
+    {
+        if (!_guarded)
+        {
+            ThrowIfInactive();
+            return;
+        }
+        if (_failure is not null) ThrowFailed();
+        int thread = System.Environment.CurrentManagedThreadId;
+        int running = Interlocked.CompareExchange(ref _user, thread, 0);
+        if (running != 0) RefuseEntry(operation, running, thread);
+        if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
+        {
+            Exit();
+            ThrowIfInactive();
+        }
+        LastThread = thread;
+    }
+
+    /// <summary>Ends the operation begun by <see cref="Enter"/>.</summary>
+    internal void Exit()
+    {
+        if (_guarded) Volatile.Write(ref _user, 0);
+    }
+
+    /// <summary>
+    /// An exception filter for the operations of a write transaction: records the first failure, after which the
+    /// transaction refuses every operation but Dispose (a change that threw may have left a tree half changed).
+    /// Never catches: returns false.
+    /// </summary>
+    internal bool Fail(string operation, Exception error)
+    {
+        if (_guarded) Interlocked.CompareExchange(ref _failure, new OperationFailure(operation, error), null);
+        return false;
+    }
+
+    /// <summary>The thread that last entered the transaction (write transactions only).</summary>
+    internal int LastThread { get; private set; }
+
+    private void RefuseEntry(string operation, int running, int thread)
+    {
+        if (running == Ended) ThrowEnded();
+        var refusal = new InvalidOperationException(running == thread
+            ? $"{operation} was called from inside another operation on the same write transaction."
+            : $"{operation} was called on thread {thread} while thread {running} was running an operation on the same write transaction. " +
+              "A transaction, its trees and its cursors are for one thread at a time; this one can no longer be committed: dispose it.");
+        Fail(operation, refusal);
+        throw refusal;
+    }
+
+    private void ThrowFailed()
+    {
+        ThrowIfInactive();
+        var failure = _failure!;
+        throw new InvalidOperationException(
+            $"An earlier operation on this write transaction failed ({failure}); the transaction can no longer be used or committed. Dispose it and start again.",
+            failure.Error);
+    }
+
     /// <summary>Ends the transaction. A write transaction not committed is aborted: nothing it did is kept.</summary>
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        if (_guarded) WaitForRunningOperation();
         OnEnd();
         GC.SuppressFinalize(this);
+    }
+
+    /// <summary>
+    /// Marks the write transaction ended once no operation runs on it: an operation running on another thread
+    /// (misuse) finishes before the transaction's pages are discarded under it. Operations are short and never
+    /// wait for the caller, so the wait is too.
+    /// </summary>
+    private void WaitForRunningOperation()
+    {
+        int thread = System.Environment.CurrentManagedThreadId;
+        var spin = new SpinWait();
+        while (true)
+        {
+            int running = Interlocked.CompareExchange(ref _user, Ended, 0);
+            if (running == 0) return;
+            if (running == thread)
+            {
+                // Disposed from inside one of its own operations: nothing else runs on it.
+                Volatile.Write(ref _user, Ended);
+                return;
+            }
+            spin.SpinOnce();
+        }
     }
 
     private protected abstract void OnEnd();
