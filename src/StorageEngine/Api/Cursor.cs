@@ -17,8 +17,8 @@ public sealed class Cursor : IDisposable
     private bool _disposed;
     private bool _positioned;
     // In a read transaction, which does not guard its operations (see Transaction.Enter), the cursor guards its
-    // own state: the managed thread id of the thread moving it, 0 when none.
-    private int _mover;
+    // own state: two threads moving one cursor at once could step it off its page.
+    private OperationGuard _guard = new();
 
     internal Cursor(Transaction transaction, Tree tree, TreeCursor cursor, KeyRange range)
     {
@@ -37,7 +37,7 @@ public sealed class Cursor : IDisposable
     {
         get
         {
-            EnterPositioned(Operations.CursorKey);
+            bool asOwner = EnterPositioned(Operations.CursorKey);
             try
             {
                 return _cursor.Key;
@@ -48,7 +48,7 @@ public sealed class Cursor : IDisposable
             }
             finally
             {
-                Exit();
+                Exit(asOwner);
             }
         }
     }
@@ -61,7 +61,7 @@ public sealed class Cursor : IDisposable
     {
         get
         {
-            EnterPositioned(Operations.CursorValue);
+            bool asOwner = EnterPositioned(Operations.CursorValue);
             try
             {
                 return _cursor.Value;
@@ -72,7 +72,7 @@ public sealed class Cursor : IDisposable
             }
             finally
             {
-                Exit();
+                Exit(asOwner);
             }
         }
     }
@@ -80,7 +80,7 @@ public sealed class Cursor : IDisposable
     /// <summary>Moves to the first entry of the range.</summary>
     public bool First()
     {
-        Enter(Operations.CursorFirst);
+        bool asOwner = Enter(Operations.CursorFirst);
         try
         {
             return FirstCore();
@@ -91,14 +91,14 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
     /// <summary>Moves to the last entry of the range.</summary>
     public bool Last()
     {
-        Enter(Operations.CursorLast);
+        bool asOwner = Enter(Operations.CursorLast);
         try
         {
             return LastCore();
@@ -109,7 +109,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -117,7 +117,7 @@ public sealed class Cursor : IDisposable
     /// <exception cref="ArgumentException">The key is one that <see cref="Tree.Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> would refuse.</exception>
     public bool Seek(ReadOnlySpan<byte> key)
     {
-        EnterWithKey(Operations.CursorSeek, key);
+        bool asOwner = EnterWithKey(Operations.CursorSeek, key);
         try
         {
             if (_range.Start is not null && key.SequenceCompareTo(_range.Start) < 0) return FirstCore();
@@ -129,7 +129,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -145,7 +145,7 @@ public sealed class Cursor : IDisposable
     /// <exception cref="ArgumentException">The key is one that <see cref="Tree.Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> would refuse.</exception>
     public bool SeekAtOrBefore(ReadOnlySpan<byte> key)
     {
-        EnterWithKey(Operations.CursorSeekAtOrBefore, key);
+        bool asOwner = EnterWithKey(Operations.CursorSeekAtOrBefore, key);
         try
         {
             if (_range.End is not null && key.SequenceCompareTo(_range.End) >= 0) return LastCore();
@@ -159,14 +159,14 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
     /// <summary>Moves to the next entry in key order.</summary>
     public bool Next()
     {
-        Enter(Operations.CursorNext);
+        bool asOwner = Enter(Operations.CursorNext);
         try
         {
             return Bound(_cursor.Next());
@@ -177,14 +177,14 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
     /// <summary>Moves to the previous entry in key order.</summary>
     public bool Previous()
     {
-        Enter(Operations.CursorPrevious);
+        bool asOwner = Enter(Operations.CursorPrevious);
         try
         {
             return Bound(_cursor.Previous());
@@ -195,7 +195,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -232,48 +232,52 @@ public sealed class Cursor : IDisposable
     /// transaction claims the cursor itself; then checks that the cursor and its tree can be used. A cursor on a
     /// tree deleted in its transaction is refused here, before it reads pages the deletion freed.
     /// </summary>
-    private void Enter(string operation)
+    private bool Enter(string operation)
     {
         if (_disposed) ThrowDisposed();
-        var transaction = _transaction;
-        transaction.Enter(operation);
+        bool asOwner = _transaction.Enter(operation);
         if (!_writable)
         {
             int thread = System.Environment.CurrentManagedThreadId;
-            int moving = Interlocked.CompareExchange(ref _mover, thread, 0);
-            if (moving != 0) ThrowMoving(operation, moving, thread);
+            asOwner = _guard.TryEnter(thread, out int inside);
+            if (inside != 0) ThrowMoving(operation, inside, thread);
         }
-        if (_tree.IsDropped)
+        // Only a write transaction deletes trees.
+        if (_writable && _tree.IsDropped)
         {
-            Exit();
+            Exit(asOwner);
             ThrowDropped();
         }
+        return asOwner;
     }
 
-    private void EnterWithKey(string operation, ReadOnlySpan<byte> key)
+    private bool EnterWithKey(string operation, ReadOnlySpan<byte> key)
     {
-        Enter(operation);
+        bool asOwner = Enter(operation);
         if (_tree.InvalidKey(key) is { } invalid)
         {
-            Exit();
+            Exit(asOwner);
             throw invalid;
         }
+        return asOwner;
     }
 
-    private void EnterPositioned(string operation)
+    private bool EnterPositioned(string operation)
     {
-        Enter(operation);
+        bool asOwner = Enter(operation);
         if (!_positioned || !_cursor.IsValid)
         {
-            Exit();
+            Exit(asOwner);
             ThrowNotOnEntry();
         }
+        return asOwner;
     }
 
-    private void Exit()
+    /// <summary>Leaves the transaction (write transactions) or the cursor's own guard (read transactions).</summary>
+    private void Exit(bool asOwner)
     {
-        if (_writable) _transaction.Exit();
-        else Volatile.Write(ref _mover, 0);
+        if (_writable) _transaction.Exit(asOwner);
+        else _guard.Exit(asOwner);
     }
 
     private bool Fail(string operation, Exception error) => _transaction.Fail(operation, error);
@@ -281,8 +285,11 @@ public sealed class Cursor : IDisposable
     private void ThrowDropped() =>
         throw new InvalidOperationException($"The tree '{_tree.Name}' was deleted in this transaction; its cursors can no longer be used.");
 
-    private static void ThrowMoving(string operation, int moving, int thread) =>
+    private static void ThrowMoving(string operation, int moving, int thread)
+    {
+        if (moving == OperationGuard.Closed) ThrowDisposed();
         throw new InvalidOperationException($"{operation} was called on thread {thread} while thread {moving} was moving the same cursor; a cursor is for one thread at a time.");
+    }
 
     private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(Cursor));
 

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using StorageEngine.BTrees;
@@ -21,11 +22,9 @@ public abstract class Transaction : IDisposable
     private BTree? _rootTree;
     // An int for Interlocked: ending a transaction from two threads at once must run its end only once.
     private int _disposed;
-    // Write transactions only (see Enter): the managed thread id of the thread running an operation on the
-    // transaction, 0 while none runs, Ended once it has ended.
+    // Write transactions only (see Enter): admits one thread at a time into their operations.
     private readonly bool _guarded;
-    private int _user;
-    private const int Ended = -1;
+    private OperationGuard _guard = new();
     // The first operation that failed, set once; from then on every operation but Dispose is refused.
     private OperationFailure? _failure;
 
@@ -76,7 +75,7 @@ public abstract class Transaction : IDisposable
     public bool TryOpenTree(string name, [NotNullWhen(true)] out Tree? tree)
     {
         Tree.CheckName(name);
-        Enter(Operations.TryOpenTree);
+        bool asOwner = Enter(Operations.TryOpenTree);
         try
         {
             return TryOpenTreeCore(name, out tree);
@@ -87,7 +86,7 @@ public abstract class Transaction : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -145,7 +144,7 @@ public abstract class Transaction : IDisposable
     /// <summary>Names of all trees, in bytewise order of their UTF-8 encoding.</summary>
     public IReadOnlyList<string> GetTreeNames()
     {
-        Enter(Operations.GetTreeNames);
+        bool asOwner = Enter(Operations.GetTreeNames);
         try
         {
             return GetTreeNamesCore();
@@ -156,7 +155,7 @@ public abstract class Transaction : IDisposable
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -217,35 +216,44 @@ public abstract class Transaction : IDisposable
 
     /// <summary>
     /// Begins an operation of <paramref name="operation"/> (a "Type.Member" name) on the transaction, to be ended
-    /// by <see cref="Exit"/>; throws unless the transaction can be used. A write transaction is entered by one
-    /// thread at a time: another thread's entry meanwhile is refused, and the refusal fails the transaction (its
-    /// caller's work is missing from it). One interlocked compare per operation, no allocation; a transaction
-    /// moves freely between threads between operations, as async code needs. A read transaction only checks that
-    /// it is still open: its reads change nothing shared.
+    /// by <see cref="Exit"/> with the value returned; throws unless the transaction can be used. A write transaction
+    /// is entered by one thread at a time (see <see cref="OperationGuard"/>: no interlocked instruction while one
+    /// thread does all the work): another thread's entry meanwhile is refused, and the refusal fails the
+    /// transaction (its caller's work is missing from it). Between operations a transaction moves freely between
+    /// threads, as async code needs. A read transaction only checks that it is still open: its reads change nothing
+    /// shared.
     /// </summary>
-    internal void Enter(string operation)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool Enter(string operation)
     {
         if (!_guarded)
         {
             ThrowIfInactive();
-            return;
+            return false;
         }
+        return EnterGuarded(operation);
+    }
+
+    private bool EnterGuarded(string operation)
+    {
         if (_failure is not null) ThrowFailed();
         int thread = System.Environment.CurrentManagedThreadId;
-        int running = Interlocked.CompareExchange(ref _user, thread, 0);
-        if (running != 0) RefuseEntry(operation, running, thread);
+        bool asOwner = _guard.TryEnter(thread, out int inside);
+        if (inside != 0) RefuseEntry(operation, inside, thread);
         if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
         {
-            Exit();
+            _guard.Exit(asOwner);
             ThrowIfInactive();
         }
         LastThread = thread;
+        return asOwner;
     }
 
-    /// <summary>Ends the operation begun by <see cref="Enter"/>.</summary>
-    internal void Exit()
+    /// <summary>Ends the operation begun by <see cref="Enter"/>, which returned <paramref name="asOwner"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void Exit(bool asOwner)
     {
-        if (_guarded) Volatile.Write(ref _user, 0);
+        if (_guarded) _guard.Exit(asOwner);
     }
 
     /// <summary>
@@ -262,13 +270,12 @@ public abstract class Transaction : IDisposable
     /// <summary>The thread that last entered the transaction (write transactions only).</summary>
     internal int LastThread { get; private set; }
 
-    private void RefuseEntry(string operation, int running, int thread)
+    private void RefuseEntry(string operation, int inside, int thread)
     {
-        if (running == Ended) ThrowEnded();
-        var refusal = new InvalidOperationException(running == thread
-            ? $"{operation} was called from inside another operation on the same write transaction."
-            : $"{operation} was called on thread {thread} while thread {running} was running an operation on the same write transaction. " +
-              "A transaction, its trees and its cursors are for one thread at a time; this one can no longer be committed: dispose it.");
+        if (inside == OperationGuard.Closed) ThrowEnded();
+        var refusal = new InvalidOperationException(
+            $"{operation} was called on thread {thread} while thread {inside} was running an operation on the same write transaction. " +
+            "A transaction, its trees and its cursors are for one thread at a time; this one can no longer be committed: dispose it.");
         Fail(operation, refusal);
         throw refusal;
     }
@@ -286,32 +293,10 @@ public abstract class Transaction : IDisposable
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        if (_guarded) WaitForRunningOperation();
+        // An operation running on another thread (misuse) finishes before the pages are discarded under it.
+        if (_guarded) _guard.Close(System.Environment.CurrentManagedThreadId);
         OnEnd();
         GC.SuppressFinalize(this);
-    }
-
-    /// <summary>
-    /// Marks the write transaction ended once no operation runs on it: an operation running on another thread
-    /// (misuse) finishes before the transaction's pages are discarded under it. Operations are short and never
-    /// wait for the caller, so the wait is too.
-    /// </summary>
-    private void WaitForRunningOperation()
-    {
-        int thread = System.Environment.CurrentManagedThreadId;
-        var spin = new SpinWait();
-        while (true)
-        {
-            int running = Interlocked.CompareExchange(ref _user, Ended, 0);
-            if (running == 0) return;
-            if (running == thread)
-            {
-                // Disposed from inside one of its own operations: nothing else runs on it.
-                Volatile.Write(ref _user, Ended);
-                return;
-            }
-            spin.SpinOnce();
-        }
     }
 
     private protected abstract void OnEnd();

@@ -33,9 +33,9 @@ public sealed class Tree
     {
         get
         {
-            var transaction = Enter(Operations.Count);
+            var transaction = Enter(Operations.Count, out bool asOwner);
             long count = BTree.Header.EntryCount;
-            transaction.Exit();
+            transaction.Exit(asOwner);
             return count;
         }
     }
@@ -45,9 +45,9 @@ public sealed class Tree
     /// <summary>Entries, depth and pages of the tree as this transaction sees it.</summary>
     public TreeStatistics GetStatistics()
     {
-        var transaction = Enter(Operations.GetStatistics);
+        var transaction = Enter(Operations.GetStatistics, out bool asOwner);
         var h = BTree.Header;
-        transaction.Exit();
+        transaction.Exit(asOwner);
         return new TreeStatistics(h.EntryCount, h.Depth, h.BranchPages, h.LeafPages, h.OverflowPages);
     }
 
@@ -74,10 +74,10 @@ public sealed class Tree
     /// <exception cref="ArgumentException">The key is empty, longer than <see cref="StorageEnvironment.MaxKeySize"/>, or not 8 bytes in a tree of integer keys.</exception>
     public bool TryGet(scoped ReadOnlySpan<byte> key, out ReadOnlySpan<byte> value)
     {
-        var transaction = Enter(Operations.TryGet);
+        var transaction = Enter(Operations.TryGet, out bool asOwner);
         if (InvalidKey(key) is { } invalid)
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
             throw invalid;
         }
         try
@@ -90,7 +90,7 @@ public sealed class Tree
         }
         finally
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
         }
     }
 
@@ -105,10 +105,10 @@ public sealed class Tree
     /// <exception cref="ArgumentException">The key or value is out of bounds.</exception>
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        var transaction = EnterWritable(Operations.Put);
+        var transaction = EnterWritable(Operations.Put, out bool asOwner);
         if ((InvalidKey(key) ?? InvalidValue(value)) is { } invalid)
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
             throw invalid;
         }
         try
@@ -121,17 +121,17 @@ public sealed class Tree
         }
         finally
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
         }
     }
 
     /// <summary>Removes the key; false when it was absent.</summary>
     public bool Delete(ReadOnlySpan<byte> key)
     {
-        var transaction = EnterWritable(Operations.Delete);
+        var transaction = EnterWritable(Operations.Delete, out bool asOwner);
         if (InvalidKey(key) is { } invalid)
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
             throw invalid;
         }
         try
@@ -144,7 +144,7 @@ public sealed class Tree
         }
         finally
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
         }
     }
 
@@ -175,8 +175,8 @@ public sealed class Tree
     /// <summary>A cursor over the tree, optionally limited to <paramref name="range"/>. Dispose it with or before the transaction.</summary>
     public Cursor CreateCursor(KeyRange range = default)
     {
-        var transaction = Enter(Operations.CreateCursor);
-        transaction.Exit();
+        var transaction = Enter(Operations.CreateCursor, out bool asOwner);
+        transaction.Exit(asOwner);
         return new Cursor(transaction, this, new TreeCursor(BTree, transaction.IsWritable), range);
     }
 
@@ -211,24 +211,24 @@ public sealed class Tree
     /// Enters the transaction for <paramref name="operation"/> (see <see cref="Transaction.Enter"/>) and checks that
     /// the tree was not deleted; the caller exits the transaction.
     /// </summary>
-    internal Transaction Enter(string operation)
+    internal Transaction Enter(string operation, out bool asOwner)
     {
         var transaction = _transaction;
-        transaction.Enter(operation);
+        asOwner = transaction.Enter(operation);
         if (IsDropped)
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
             ThrowDropped();
         }
         return transaction;
     }
 
-    private Transaction EnterWritable(string operation)
+    private Transaction EnterWritable(string operation, out bool asOwner)
     {
-        var transaction = Enter(operation);
+        var transaction = Enter(operation, out asOwner);
         if (!transaction.IsWritable)
         {
-            transaction.Exit();
+            transaction.Exit(asOwner);
             throw new InvalidOperationException($"Cannot change tree '{Name}' in a read transaction; use StorageEnvironment.BeginWrite.");
         }
         return transaction;

@@ -40,7 +40,7 @@ public sealed class WriteTransaction : Transaction
     public Tree CreateTree(string name, TreeOptions options = TreeOptions.None)
     {
         Tree.CheckName(name);
-        Enter(Operations.CreateTree);
+        bool asOwner = Enter(Operations.CreateTree);
         try
         {
             return CreateTreeCore(name, options);
@@ -51,7 +51,7 @@ public sealed class WriteTransaction : Transaction
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -77,7 +77,7 @@ public sealed class WriteTransaction : Transaction
     public bool DeleteTree(string name)
     {
         Tree.CheckName(name);
-        Enter(Operations.DeleteTree);
+        bool asOwner = Enter(Operations.DeleteTree);
         try
         {
             if (!TryOpenTreeCore(name, out var tree)) return false;
@@ -91,7 +91,7 @@ public sealed class WriteTransaction : Transaction
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
     }
 
@@ -154,7 +154,7 @@ public sealed class WriteTransaction : Transaction
     /// </summary>
     private PendingCommit? CommitInMemory()
     {
-        Enter(Operations.Commit);
+        bool asOwner = Enter(Operations.Commit);
         try
         {
             PrepareCommit();
@@ -165,7 +165,7 @@ public sealed class WriteTransaction : Transaction
         }
         finally
         {
-            Exit();
+            Exit(asOwner);
         }
         var pending = _pending;
         Dispose();

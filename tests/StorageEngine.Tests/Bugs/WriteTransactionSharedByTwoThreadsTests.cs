@@ -97,9 +97,9 @@ public sealed class WriteTransactionSharedByTwoThreadsTests
         tree.Put("a"u8, "1"u8);
 
         // This thread is inside an operation (as a Put in progress would be) while another thread calls Put.
-        transaction.Enter("Test.Running");
+        bool asOwner = transaction.Enter("Test.Running");
         var refused = await Task.Factory.StartNew(() => Record.Exception(() => tree.Put("b"u8, "2"u8)), TaskCreationOptions.LongRunning);
-        transaction.Exit();
+        transaction.Exit(asOwner);
 
         var refusal = Assert.IsType<InvalidOperationException>(refused);
         Assert.Contains("Tree.Put was called on thread", refusal.Message);
