@@ -1,3 +1,4 @@
+using Xunit.Abstractions;
 using System.Collections.Concurrent;
 using StorageEngine.Platform;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
@@ -11,7 +12,7 @@ namespace StorageEngine.Tests.Bugs;
 /// operation is refused while another runs, a transaction on which an operation failed cannot commit, and the
 /// file is never damaged.
 /// </summary>
-public sealed class WriteTransactionSharedByTwoThreadsTests
+public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper output)
 {
     private const int ExistingKeys = 5_000;
     private const int KeysPerThread = 20_000;
@@ -76,6 +77,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests
                 committed = false;
             }
             environment.Dispose();
+            output.WriteLine($"iteration {iteration}: {refusals.Count} threads refused, committed: {committed}{(refusals.TryPeek(out var first) ? $" ({first.Message})" : "")}");
 
             using var reopened = StorageEnvironment.Open(options);
             AssertHealthy(reopened);
