@@ -158,6 +158,9 @@ public sealed class WriteTransaction : Transaction
         try
         {
             PrepareCommit();
+            // Ended before leaving: no other thread may get in between and change pages that the commit now holds.
+            Dispose();
+            return _pending;
         }
         catch (Exception e) when (Fail(Operations.Commit, e))
         {
@@ -167,9 +170,6 @@ public sealed class WriteTransaction : Transaction
         {
             Exit(asOwner);
         }
-        var pending = _pending;
-        Dispose();
-        return pending;
     }
 
     private void PrepareCommit()
