@@ -42,7 +42,8 @@ public sealed class Cursor : IDisposable
             {
                 return _cursor.Key;
             }
-            catch (Exception e) when (Fail(Operations.CursorKey, e))
+            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorKey, e))
             {
                 throw;
             }
@@ -66,7 +67,8 @@ public sealed class Cursor : IDisposable
             {
                 return _cursor.Value;
             }
-            catch (Exception e) when (Fail(Operations.CursorValue, e))
+            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorValue, e))
             {
                 throw;
             }

@@ -144,6 +144,25 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     }
 
     [Fact]
+    public void ACursorWhoseEntryWasRemovedSaysSoWithoutFailingTheTransaction()
+    {
+        using var environment = StorageEnvironment.CreateInMemory();
+        using (var transaction = environment.BeginWrite())
+        {
+            var tree = transaction.CreateTree("t", TreeOptions.Int64Keys);
+            for (long key = 0; key < 10; key++) tree.Put(key, "v"u8);
+            using var cursor = tree.CreateCursor();
+            Assert.True(cursor.Last());
+            tree.Delete(9L);
+            Assert.Throws<InvalidOperationException>(() => cursor.Key.Length);
+            tree.Put(10L, "v"u8);
+            transaction.Commit();
+        }
+        using var reader = environment.BeginRead();
+        Assert.Equal(10, reader.OpenTree("t").Count);
+    }
+
+    [Fact]
     public async Task AWriteTransactionMovesBetweenThreadsBetweenOperationsAsAsyncCodeDoes()
     {
         using var environment = StorageEnvironment.CreateInMemory();
