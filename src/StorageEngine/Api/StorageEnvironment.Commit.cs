@@ -337,7 +337,7 @@ public sealed partial class StorageEnvironment
         }
         catch (Exception e)
         {
-            _writeFailure = e;
+            RecordWriteFailure(e, "A commit's journal write", replace: true);
             throw;
         }
     }
@@ -382,7 +382,7 @@ public sealed partial class StorageEnvironment
         catch (Exception e)
         {
             // The records are durable, so recovery will apply them; this process can no longer write safely.
-            _writeFailure = e;
+            RecordWriteFailure(e, "Writing a journaled commit's pages into the data file", replace: true);
             throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
         }
     }
@@ -412,6 +412,7 @@ public sealed partial class StorageEnvironment
     /// <summary>Lets the next writer in; a committed transaction still counts as open until it is durable.</summary>
     internal void ReleaseWriteLock()
     {
+        Volatile.Write(ref _syncWriter, null);
         Interlocked.Decrement(ref _writersInFlight);
         _writeLock.Release();
     }

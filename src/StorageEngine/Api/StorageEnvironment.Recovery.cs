@@ -39,7 +39,7 @@ public sealed partial class StorageEnvironment
             }
             catch (Exception e)
             {
-                _writeFailure ??= e;
+                RecordWriteFailure(e, "Syncing the pages recovered from the journal into the data file");
                 _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
                 throw;
             }

@@ -74,7 +74,10 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _openTransactions;
     private int _disposeRequested;
     private int _closed;
+    // The failure that stopped writes, and what failed (a commit's journal write, a checkpoint, ...).
     private Exception? _writeFailure;
+    private string? _writeFailureSource;
+    private readonly object _writeFailureLock = new();
     private long _checkpointedTransactionId;
 
     private StorageEnvironment(StorageEnvironmentOptions options)
@@ -266,6 +269,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>) while another one runs.
     /// </summary>
     /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// This thread already holds the write transaction: it began it with BeginWrite, and no other thread has used
+    /// it since. Thrown once the transaction has stayed so for a moment (a transaction handed to another thread to
+    /// commit is waited for), not after the whole timeout.
+    /// </exception>
     public WriteTransaction BeginWrite(TimeSpan? timeout = null)
     {
         ThrowIfReadOnly("start a write transaction");
@@ -275,10 +283,12 @@ public sealed partial class StorageEnvironment : IDisposable
         bool locked = false;
         try
         {
-            locked = _writeLock.Wait(timeout ?? _options.WriteTimeout);
-            if (!locked)
-                throw new TimeoutException($"Another write transaction held the environment for longer than {(timeout ?? _options.WriteTimeout).TotalSeconds:0.###} s; only one writer runs at a time.");
-            return CreateWriteTransaction();
+            var wait = timeout ?? _options.WriteTimeout;
+            locked = _writeLock.Wait(0) || WaitForWriteLock(wait);
+            if (!locked) throw WriteLockTimeout(wait);
+            var writer = CreateWriteTransaction();
+            ClaimForFlow(writer);
+            return writer;
         }
         catch
         {
@@ -289,7 +299,11 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>Starts the write transaction once the running one (if any) ends, without blocking a thread.</summary>
+    /// <summary>
+    /// Starts the write transaction once the running one (if any) ends, without blocking a thread, waiting up to
+    /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>.
+    /// </summary>
+    /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
     public async ValueTask<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfReadOnly("start a write transaction");
@@ -300,8 +314,7 @@ public sealed partial class StorageEnvironment : IDisposable
         try
         {
             locked = await _writeLock.WaitAsync(_options.WriteTimeout, cancellationToken).ConfigureAwait(false);
-            if (!locked)
-                throw new TimeoutException($"Another write transaction held the environment for longer than {_options.WriteTimeout.TotalSeconds:0.###} s.");
+            if (!locked) throw WriteLockTimeout(_options.WriteTimeout);
             return CreateWriteTransaction();
         }
         catch
@@ -383,8 +396,29 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private void ThrowIfWriteFailed()
     {
-        if (_writeFailure is { } failure)
-            throw new StorageException("An earlier commit failed while writing the journal or the data file; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
+        if (_writeFailure is not null) ThrowWriteFailed();
+    }
+
+    private void ThrowWriteFailed()
+    {
+        Exception failure;
+        string source;
+        lock (_writeFailureLock) (failure, source) = (_writeFailure!, _writeFailureSource!);
+        throw new StorageException($"{source} failed ({failure.Message}); this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
+    }
+
+    /// <summary>
+    /// Stops writes after <paramref name="failure"/> of <paramref name="source"/> (a phrase that begins a sentence:
+    /// "A checkpoint"), which later writers are told. Keeps the first failure unless <paramref name="replace"/>.
+    /// </summary>
+    private void RecordWriteFailure(Exception failure, string source, bool replace = false)
+    {
+        lock (_writeFailureLock)
+        {
+            if (_writeFailure is not null && !replace) return;
+            _writeFailureSource = source;
+            _writeFailure = failure;
+        }
     }
 
     private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _unwritten);
@@ -464,7 +498,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 // After a failed sync Linux marks the dirty pages clean, so a later sync succeeds without them: only
                 // the journal still holds them, and no later checkpoint may retire it. Writes stop until a reopen
                 // replays the journal.
-                _writeFailure ??= e;
+                RecordWriteFailure(e, "A checkpoint");
                 throw;
             }
             finally
