@@ -111,7 +111,12 @@ public abstract class Transaction : IDisposable
 
     private Tree? FindOpened(string name)
     {
-        if (_trees is { } trees) return trees.GetValueOrDefault(name);
+        if (Volatile.Read(ref _trees) is { } trees)
+        {
+            // Locked: threads sharing a read transaction may open trees at once, and a Dictionary read during a
+            // write can loop forever. Uncontended, the lock costs a few nanoseconds on a path that is not per key.
+            lock (trees) return trees.GetValueOrDefault(name);
+        }
         var last = _lastTree;
         return last is not null && (ReferenceEquals(last.Name, name) || string.Equals(last.Name, name, StringComparison.Ordinal)) ? last : null;
     }
@@ -185,9 +190,9 @@ public abstract class Transaction : IDisposable
 
     internal void Remember(Tree tree)
     {
-        // Each field read once: threads misusing one transaction must not see one change half made (a
-        // NullReferenceException), even though they may still race on the dictionary itself.
-        var trees = _trees;
+        // Each field read once, and the dictionary made once and then locked: threads sharing a read transaction
+        // (allowed) may open trees at the same time.
+        var trees = Volatile.Read(ref _trees);
         var last = _lastTree;
         if (trees is null && (last is null || last.Name == tree.Name))
         {
@@ -196,11 +201,11 @@ public abstract class Transaction : IDisposable
         }
         if (trees is null)
         {
-            trees = new Dictionary<string, Tree>(StringComparer.Ordinal);
-            if (last is not null) trees[last.Name] = last;
-            _trees = trees;
+            var made = new Dictionary<string, Tree>(StringComparer.Ordinal);
+            if (last is not null) made[last.Name] = last;
+            trees = Interlocked.CompareExchange(ref _trees, made, null) ?? made;
         }
-        trees[tree.Name] = tree;
+        lock (trees) trees[tree.Name] = tree;
     }
 
     /// <summary>Throws unless the transaction can still be used.</summary>
