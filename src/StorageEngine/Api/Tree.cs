@@ -146,6 +146,8 @@ public sealed class Tree
             throw new ArgumentException($"The tree '{Name}' has 8-byte integer keys; this key is {key.Length} bytes.", nameof(key));
     }
 
+    internal void ThrowIfTransactionInactive() => ThrowIfUnusable();
+
     private void ThrowIfUnusable()
     {
         _transaction.ThrowIfInactive();
