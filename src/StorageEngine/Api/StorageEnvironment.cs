@@ -355,6 +355,9 @@ public sealed partial class StorageEnvironment : IDisposable
     private long FreedPagesReusableUpTo(long oldestVisible) =>
         _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
 
+    /// <summary>Whether the environment is open and accepts writes now (see <see cref="EnvironmentHealth"/>).</summary>
+    public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure);
+
     private void ThrowIfWriteFailed()
     {
         if (_writeFailure is { } failure)
