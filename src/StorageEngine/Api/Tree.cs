@@ -130,6 +130,9 @@ public sealed class Tree
         return Delete(k);
     }
 
+    /// <summary>The entries within <paramref name="range"/> (default all), for <c>foreach</c> (see <see cref="TreeEntries"/>).</summary>
+    public TreeEntries Entries(KeyRange range = default) => new(this, range);
+
     /// <summary>A cursor over the tree, optionally limited to <paramref name="range"/>. Dispose it with or before the transaction.</summary>
     public Cursor CreateCursor(KeyRange range = default)
     {
