@@ -23,8 +23,8 @@ try
             var users = tx.OpenTree("users");
             Require(users.Get("user0500"u8) is { } value && Encoding.UTF8.GetString(value) == "name 500", "point read");
             int scanned = 0;
-            foreach (var (key, value) in users.Entries(KeyRange.Prefix("user"u8)))
-                if (key.Length == 8 && value.StartsWith("name "u8)) scanned++;
+            foreach (var (key, name) in users.Entries(KeyRange.Prefix("user"u8)))
+                if (key.Length == 8 && name.StartsWith("name "u8)) scanned++;
             Require(scanned == 1000, $"scan saw {scanned} entries");
             Require(tx.OpenTree("counters").TryGet(42, out var answer) && answer.SequenceEqual("answer"u8), "integer key read");
         }
