@@ -149,6 +149,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
+            EnvironmentGauges.Register(this);
             _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
                 directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
@@ -358,6 +359,8 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Whether the environment is open and accepts writes now (see <see cref="EnvironmentHealth"/>).</summary>
     public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure);
 
+    internal EnvironmentGaugeReading ReadGauges() => new(Volatile.Read(ref _current).TransactionId, Volatile.Read(ref _current).State.PageCount, _freeSpace.FreePages, _data.File.Length, _readers.Count, _readers.Oldest(), _journal?.WriteCount ?? 0, _journal?.BytesWritten ?? 0);
+
     private void ThrowIfWriteFailed()
     {
         if (_writeFailure is { } failure)
@@ -446,6 +449,7 @@ public sealed partial class StorageEnvironment : IDisposable
             }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
+            EngineInstruments.CheckpointCompleted(started, snapshot.TransactionId);
             _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
                 snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }

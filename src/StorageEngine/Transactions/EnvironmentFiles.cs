@@ -91,6 +91,7 @@ internal static unsafe class EnvironmentFiles
                 if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
                 if (replayed > 0)
                 {
+                    Common.EngineInstruments.Recovered(started, replayed);
                     logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
                         replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
