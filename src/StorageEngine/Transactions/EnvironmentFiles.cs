@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Microsoft.Extensions.Logging;
+using StorageEngine.Common;
 using StorageEngine.Journal;
 using StorageEngine.Paging;
 using StorageEngine.Platform;
@@ -61,7 +62,7 @@ internal static unsafe class EnvironmentFiles
                     throw new CorruptionException(path, 0, "the data file is empty, but journal files of an existing environment are beside it.");
                 file.Dispose();
                 file = Create(fs, directory, pageSize);
-                logger.LogInformation("Created environment {Path} with {PageSize}-byte pages.", directory, pageSize);
+                logger.EnvironmentCreated(directory, pageSize);
             }
             var header = DataFileHeaderStore.ReadNewest(file);
             var state = ReadState(header);
@@ -92,8 +93,7 @@ internal static unsafe class EnvironmentFiles
                 if (replayed > 0)
                 {
                     Common.EngineInstruments.Recovered(started, replayed);
-                    logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
-                        replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                    logger.RecoveryReplayed(replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
                 // Syncing what was replayed takes longer than the replay (its pages go to the device): the
