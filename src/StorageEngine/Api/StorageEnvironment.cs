@@ -142,7 +142,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 else
                 {
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
-                    if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                    if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
                 }
                 _unwritten = new UnwrittenPages(() => Volatile.Read(ref _current).TransactionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
@@ -150,8 +150,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
             EnvironmentGauges.Register(this);
-            _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
-                directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
+            EngineLog.EnvironmentOpened(_logger, directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
         catch
         {
@@ -326,7 +325,7 @@ public sealed partial class StorageEnvironment : IDisposable
         catch (Exception e) when (e is IOException or StorageException)
         {
             // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
-            _logger.LogWarning(e, "A checkpoint run to reuse freed pages failed; the data file grows instead.");
+            EngineLog.ReuseCheckpointFailed(_logger, e);
             return false;
         }
         // Read again: a reader may have begun meanwhile.
@@ -450,8 +449,7 @@ public sealed partial class StorageEnvironment : IDisposable
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
             EngineInstruments.CheckpointCompleted(started, snapshot.TransactionId);
-            _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
-                snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            EngineLog.CheckpointWritten(_logger, snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
     }
 
@@ -556,7 +554,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (IOException e)
         {
-            _logger.LogWarning(e, "Removing journal files after the final checkpoint failed; the next open retires them.");
+            EngineLog.JournalRemovalAfterCloseFailed(_logger, e);
         }
     }
 
@@ -584,7 +582,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (Exception e)
         {
-            _logger.LogError(e, "The final checkpoint failed; the journal still holds every commit and recovery applies it on the next open.");
+            EngineLog.FinalCheckpointFailed(_logger, e);
         }
         finally
         {
@@ -597,7 +595,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _pool.Dispose();
             _scratch.Free();
             _lock.Dispose();
-            _logger.LogInformation("Closed environment {Path}.", Directory);
+            EngineLog.EnvironmentClosed(_logger, Directory);
         }
     }
 }

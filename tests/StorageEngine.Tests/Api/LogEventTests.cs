@@ -33,4 +33,69 @@ public sealed class LogEventTests
             if (reportsFailure) Assert.True(attribute.Level >= LogLevel.Warning, $"{method.Name} reports a failure at {attribute.Level}");
         }
     }
+
+    [Fact]
+    public void No_engine_source_logs_without_an_event_id()
+    {
+        string src = Path.Combine(RepositoryRoot(), "src", "StorageEngine");
+        var offenders = Directory.EnumerateFiles(src, "*.cs", SearchOption.AllDirectories)
+            .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
+            .SelectMany(f => File.ReadLines(f).Select((line, i) => (File: Path.GetRelativePath(src, f), Line: i + 1, Text: line)))
+            .Where(l => System.Text.RegularExpressions.Regex.IsMatch(l.Text, @"\.Log(Trace|Debug|Information|Warning|Error|Critical)\("))
+            .Select(l => $"{l.File}:{l.Line}")
+            .ToList();
+
+        Assert.True(offenders.Count == 0, "log calls without an EventId (use EngineLog): " + string.Join(", ", offenders));
+    }
+
+    [Fact]
+    public void Opening_committing_checkpointing_recovering_and_closing_log_only_events_with_ids()
+    {
+        using var provider = new RecordingLoggerFactory();
+        var factory = provider;
+        using var dir = new Unit.TempDirectory("log-events");
+        string live = dir.File("live"), crashed = dir.File("crashed");
+        using (var env = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = live, LoggerFactory = factory, CheckpointInterval = TimeSpan.FromHours(1) }))
+        {
+            using (var tx = env.BeginWrite())
+            {
+                tx.CreateTree("t").Put("k"u8, "v"u8);
+                tx.Commit();
+            }
+            Directory.CreateDirectory(crashed);
+            foreach (var file in Directory.GetFiles(live))
+                if (Path.GetFileName(file) != "LOCK") File.Copy(file, Path.Combine(crashed, Path.GetFileName(file)));
+            env.Checkpoint();
+        }
+        using (StorageEnvironment.Open(new StorageEnvironmentOptions { Path = crashed, LoggerFactory = factory })) { }
+
+        var events = provider.Events.ToList();
+        Assert.All(events, e => Assert.True(e.Id > 0, $"'{e.Message}' was logged with event id 0"));
+        foreach (var name in new[] { "EnvironmentCreated", "EnvironmentOpened", "CheckpointWritten", "RecoveryReplayed", "EnvironmentClosed" })
+            Assert.Contains(events, e => e.Name == name);
+    }
+
+    private static string RepositoryRoot([System.Runtime.CompilerServices.CallerFilePath] string here = "") =>
+        Path.GetFullPath(Path.Combine(Path.GetDirectoryName(here)!, "..", "..", ".."));
+
+    private sealed class RecordingLoggerFactory : ILoggerFactory
+    {
+        public System.Collections.Concurrent.ConcurrentQueue<(int Id, string? Name, string Message)> Events { get; } = new();
+
+        public ILogger CreateLogger(string categoryName) => new Recorder(this);
+
+        public void AddProvider(ILoggerProvider provider) { }
+
+        public void Dispose() { }
+
+        private sealed class Recorder(RecordingLoggerFactory owner) : ILogger
+        {
+            public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+            public bool IsEnabled(LogLevel logLevel) => true;
+
+            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
+                owner.Events.Enqueue((eventId.Id, eventId.Name, formatter(state, exception)));
+        }
+    }
 }
