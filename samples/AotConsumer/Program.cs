@@ -1,8 +1,20 @@
+using System.Diagnostics.Metrics;
 using System.Text;
 using StorageEngine;
 
 // A small application that uses the library the way a service does: write, read, scan, back up, restore and
-// check. Published as Native AOT by .ci/aot-smoke.sh; it prints one line per step and "AotConsumer: OK".
+// check, with its metrics read through a MeterListener. Published as Native AOT by .ci/aot-smoke.sh; it prints
+// one line per step and "AotConsumer: OK".
+long commits = 0;
+using var listener = new MeterListener
+{
+    InstrumentPublished = (instrument, l) =>
+    {
+        if (instrument.Meter.Name == StorageEngineTelemetry.MeterName && instrument.Name == "storageengine.commits") l.EnableMeasurementEvents(instrument);
+    },
+};
+listener.SetMeasurementEventCallback<long>((_, value, _, _) => Interlocked.Add(ref commits, value));
+listener.Start();
 string root = Path.Combine(Path.GetTempPath(), "aot-consumer-" + Guid.NewGuid().ToString("N"));
 try
 {
@@ -16,7 +28,8 @@ try
             tx.CreateTree("counters", TreeOptions.Int64Keys).Put(42, "answer"u8);
             tx.Commit();
         }
-        Console.WriteLine("wrote 1001 entries in 2 trees");
+        Require(Interlocked.Read(ref commits) >= 1, "the commit was not counted by storageengine.commits");
+        Console.WriteLine($"wrote 1001 entries in 2 trees; storageengine.commits counted {Interlocked.Read(ref commits)}");
 
         using (var tx = env.BeginRead())
         {
