@@ -79,6 +79,9 @@ public sealed class Cursor : IDisposable
         }
     }
 
+    /// <summary>For <c>foreach</c>: every entry of the range from the first, allocation-free (see <see cref="CursorEnumerator"/>).</summary>
+    public CursorEnumerator GetEnumerator() => new(this, ownsCursor: false);
+
     /// <summary>Moves to the first entry of the range.</summary>
     public bool First()
     {

@@ -88,6 +88,7 @@ public sealed partial class StorageEnvironment
             try
             {
                 WriteGroup(_group);
+                Common.EngineInstruments.GroupWritten(_group.Count);
             }
             catch (Exception e)
             {

@@ -62,8 +62,7 @@ public sealed partial class StorageEnvironment
             foreach (string name in spares) fileSystem.Delete(Path.Combine(directory, name));
             if (spares.Count > 0)
             {
-                (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine").LogWarning(
-                    "Opening {Path} found the disk full; deleted its {Count} spare journal files to make room, and opens again.", directory, spares.Count);
+                Common.EngineLog.SpareJournalFilesDeletedForSpace((options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine"), directory, spares.Count);
             }
             return spares.Count > 0;
         }

@@ -31,7 +31,7 @@ public sealed partial class StorageEnvironment
             }
             catch (IOException e)
             {
-                _logger.LogWarning(e, "Opening the new session's first journal file failed; it is tried again once the recovered journal is retired.");
+                Common.EngineLog.FirstJournalFileDeferred(_logger, e);
             }
             try
             {
@@ -40,7 +40,7 @@ public sealed partial class StorageEnvironment
             catch (Exception e)
             {
                 RecordWriteFailure(e, "Syncing the pages recovered from the journal into the data file");
-                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                Common.EngineLog.RecoverySyncFailed(_logger, e);
                 throw;
             }
             int retired = 0;
@@ -53,10 +53,9 @@ public sealed partial class StorageEnvironment
             {
                 // The header already names the new session: what is left is tidying, which later checkpoints
                 // and the first commit retry.
-                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
+                Common.EngineLog.RecoveryTidyingFailed(_logger, e);
             }
-            _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
-                System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            Common.EngineLog.RecoveredPagesSynced(_logger, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
     }
 
@@ -117,8 +116,7 @@ public sealed partial class StorageEnvironment
                 foreach (var run in sealedPages) run.Release(_pool);
             }
             _freeSpace.Commit(snapshot.TransactionId);
-            _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
-                changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+            Common.EngineLog.FreeSpaceRebuilt(_logger, changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
         }
         catch
         {

@@ -160,15 +160,15 @@ public sealed partial class StorageEnvironment : IDisposable
                 else
                 {
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
-                    if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                    if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
                 }
                 _unwritten = new UnwrittenPages(() => Volatile.Read(ref _current).TransactionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
-            _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
-                directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
+            EnvironmentGauges.Register(this);
+            EngineLog.EnvironmentOpened(_logger, directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
         catch
         {
@@ -364,7 +364,7 @@ public sealed partial class StorageEnvironment : IDisposable
         catch (Exception e) when (e is IOException or StorageException)
         {
             // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
-            _logger.LogWarning(e, "A checkpoint run to reuse freed pages failed; the data file grows instead.");
+            EngineLog.ReuseCheckpointFailed(_logger, e);
             return false;
         }
         // Read again: a reader may have begun meanwhile.
@@ -393,6 +393,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// </summary>
     private long FreedPagesReusableUpTo(long oldestVisible) =>
         _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
+
+    /// <summary>Whether the environment is open and accepts writes now (see <see cref="EnvironmentHealth"/>).</summary>
+    public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure);
+
+    internal EnvironmentGaugeReading ReadGauges() => new(Volatile.Read(ref _current).TransactionId, Volatile.Read(ref _current).State.PageCount, _freeSpace.FreePages, _data.File.Length, _readers.Count, _readers.Oldest(), _journal?.WriteCount ?? 0, _journal?.BytesWritten ?? 0);
 
     private void ThrowIfWriteFailed()
     {
@@ -507,8 +512,8 @@ public sealed partial class StorageEnvironment : IDisposable
             }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
-            _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
-                snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            EngineInstruments.CheckpointCompleted(started, snapshot.TransactionId);
+            EngineLog.CheckpointWritten(_logger, snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
     }
 
@@ -622,7 +627,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (IOException e)
         {
-            _logger.LogWarning(e, "Removing journal files after the final checkpoint failed; the next open retires them.");
+            EngineLog.JournalRemovalAfterCloseFailed(_logger, e);
         }
     }
 
@@ -652,7 +657,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (Exception e)
         {
-            _logger.LogError(e, "The final checkpoint failed; the journal still holds every commit and recovery applies it on the next open.");
+            EngineLog.FinalCheckpointFailed(_logger, e);
         }
         finally
         {
@@ -668,9 +673,9 @@ public sealed partial class StorageEnvironment : IDisposable
             {
                 // The pool's buffers stay allocated for the readers, but none is in use: its memory is given back.
                 _pool.ParkAll();
-                _logger.LogWarning("Closed environment {Path} with {Readers} read transactions not disposed; they throw ObjectDisposedException from now on, and the memory they read is kept until they are disposed.", Directory, readers);
+                EngineLog.EnvironmentClosedWithReadersLeft(_logger, Directory, readers);
             }
-            else _logger.LogInformation("Closed environment {Path}.", Directory);
+            else EngineLog.EnvironmentClosed(_logger, Directory);
             Volatile.Write(ref _closeFinished, 1);
             Interlocked.MemoryBarrier();
             ReleaseMemoryIfUnread();

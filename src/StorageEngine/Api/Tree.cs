@@ -173,6 +173,9 @@ public sealed class Tree
         return Delete(k);
     }
 
+    /// <summary>The entries within <paramref name="range"/> (default all), for <c>foreach</c> (see <see cref="TreeEntries"/>).</summary>
+    public TreeEntries Entries(KeyRange range = default) => new(this, range);
+
     /// <summary>A cursor over the tree, optionally limited to <paramref name="range"/>. Dispose it with or before the transaction.</summary>
     public Cursor CreateCursor(KeyRange range = default)
     {
@@ -194,6 +197,13 @@ public sealed class Tree
         if (BTree.IsFixedInt64 && key.Length != Int64Key.Size)
             return new ArgumentException($"The tree '{Name}' has 8-byte integer keys; this key is {key.Length} bytes.", nameof(key));
         return null;
+    }
+
+    /// <summary>Throws unless the transaction is open and the tree was not deleted in it.</summary>
+    internal void ThrowIfTransactionInactive()
+    {
+        _transaction.ThrowIfInactive();
+        if (IsDropped) ThrowDropped();
     }
 
     private ArgumentException? InvalidValue(ReadOnlySpan<byte> value)

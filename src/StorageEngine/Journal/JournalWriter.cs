@@ -309,12 +309,12 @@ internal sealed unsafe class JournalWriter : IDisposable
             if (file.Length < needed)
             {
                 file.Preallocate(needed);
-                _logger.LogDebug("Preallocated journal file {Path} ({Size} bytes).", path, needed);
+                _logger.JournalFilePreallocated(path, needed);
             }
             if (_durable && !file.IsWriteThrough && !_warnedBuffered)
             {
                 _warnedBuffered = true;
-                _logger.LogWarning("The file system refuses unbuffered I/O for {Path}; the journal falls back to buffered writes and fdatasync on every commit.", path);
+                _logger.JournalWritesBuffered(path);
             }
             return (file, file.Length, file.Length);
         }

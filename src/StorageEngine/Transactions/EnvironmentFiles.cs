@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Microsoft.Extensions.Logging;
+using StorageEngine.Common;
 using StorageEngine.Journal;
 using StorageEngine.Paging;
 using StorageEngine.Platform;
@@ -83,13 +84,12 @@ internal static unsafe class EnvironmentFiles
                             $"the data file is empty, but journal files of an existing environment are beside it ({string.Join(", ", journalFiles)}): the environment's data file was lost or emptied. " +
                             "Restore it, or open with StorageEnvironmentOptions.AcceptJournalLoss = true to start a new, empty environment in its place (the journal files are deleted).");
                     foreach (var name in journalFiles) fs.Delete(System.IO.Path.Combine(directory, name));
-                    logger.LogWarning("The data file {Path} was empty beside {Count} journal files of a lost environment; AcceptJournalLoss is set, so they were deleted and a new environment is created.",
-                        path, journalFiles.Count);
+                    logger.LostDataFileReplaced(path, journalFiles.Count);
                 }
                 file.Dispose();
                 file = Create(fs, directory, pageSize);
                 lockDataFile?.Invoke(file);
-                logger.LogInformation("Created environment {Path} with {PageSize}-byte pages.", directory, pageSize);
+                logger.EnvironmentCreated(directory, pageSize);
             }
             var header = DataFileHeaderStore.ReadNewest(file);
             var state = ReadState(header);
@@ -128,8 +128,8 @@ internal static unsafe class EnvironmentFiles
                 if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
                 if (replayed > 0)
                 {
-                    logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
-                        replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                    Common.EngineInstruments.Recovered(started, replayed);
+                    logger.RecoveryReplayed(replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
                 // Syncing what was replayed takes longer than the replay (its pages go to the device): the
@@ -195,8 +195,7 @@ internal static unsafe class EnvironmentFiles
                 $"to open the environment as of transaction {header.CheckpointTransactionId}, losing every commit after it.");
         }
         if (readOnly) throw NeedsRecovery(directory, $"its journal is lost ({problem}) and AcceptJournalLoss is set, which rebuilds the free-space map");
-        logger.LogWarning("{Problem} The last session did not close cleanly; AcceptJournalLoss is set, so the environment opens as of its last checkpoint, transaction {Checkpoint}, and every commit after it is lost.",
-            problem, header.CheckpointTransactionId);
+        logger.JournalLossAccepted(problem, header.CheckpointTransactionId);
         return true;
     }
 
