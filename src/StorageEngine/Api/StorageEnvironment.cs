@@ -356,20 +356,25 @@ public sealed partial class StorageEnvironment : IDisposable
     private bool CheckpointForReuse()
     {
         // Only when the checkpoint is what holds them back: not a reader, not commits still on their way to the journal.
-        if (Volatile.Read(ref _checkpointedTransactionId) >= OldestVisibleSnapshot()) return false;
-        try
+        if (Volatile.Read(ref _checkpointedTransactionId) < OldestVisibleSnapshot())
         {
-            CheckpointCore();
+            try
+            {
+                CheckpointCore();
+            }
+            catch (Exception e) when (e is IOException or StorageException)
+            {
+                // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
+                EngineLog.ReuseCheckpointFailed(_logger, e);
+                return false;
+            }
         }
-        catch (Exception e) when (e is IOException or StorageException)
-        {
-            // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
-            EngineLog.ReuseCheckpointFailed(_logger, e);
-            return false;
-        }
-        // Read again: a reader may have begun meanwhile.
+        // Released here, not only when the next transaction begins: a background checkpoint that ended during this
+        // transaction covers pages that still wait (with none run here, the file grew past them). Read again: a
+        // reader may have begun meanwhile.
+        long waiting = _freeSpace.WaitingPages;
         _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(OldestVisibleSnapshot()));
-        return true;
+        return _freeSpace.WaitingPages < waiting;
     }
 
     /// <summary>

@@ -422,11 +422,16 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     private static string Normalize(string code) =>
         string.Join('\n', code.Split('\n').Select(line => line.Trim()).Where(line => line.Length > 0));
 
+    /// <summary>
+    /// The checkout the tests were built from: above the test assembly (bin/ or a published copy under the
+    /// repository, as CI's ARM64 leg runs it), else above the working directory.
+    /// </summary>
     private static string RepositoryRoot()
     {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-            if (File.Exists(Path.Combine(dir.FullName, "StorageEngine.sln")) && Directory.Exists(Path.Combine(dir.FullName, "docs"))) return dir.FullName;
-        throw new InvalidOperationException($"No repository root (with StorageEngine.sln and docs/) above {AppContext.BaseDirectory}.");
+        foreach (string start in new[] { AppContext.BaseDirectory, Environment.CurrentDirectory })
+            for (var dir = new DirectoryInfo(start); dir is not null; dir = dir.Parent)
+                if (File.Exists(Path.Combine(dir.FullName, "StorageEngine.sln")) && Directory.Exists(Path.Combine(dir.FullName, "docs"))) return dir.FullName;
+        throw new InvalidOperationException($"No repository root (with StorageEngine.sln and docs/) above {AppContext.BaseDirectory} or {Environment.CurrentDirectory}.");
     }
 
     [GeneratedRegex("```csharp\\n(.*?)```", RegexOptions.Singleline)]

@@ -64,31 +64,62 @@ internal sealed class CrashChildProcess : IDisposable
         get { lock (_gate) return _commits; }
     }
 
+    /// <summary>The operating system's id of the started process (the emulator's, where a launcher runs the child).</summary>
+    public int ProcessId => _process.Id;
+
     public string StandardError
     {
         get { lock (_stderr) return _stderr.ToString(); }
     }
 
+    /// <summary>
+    /// Names a self-contained build of the child to run instead of <see cref="ChildAssemblyPath"/> on the dotnet
+    /// host: set where the tests themselves run self-contained, as the ARM64 leg of CI does under qemu (an x64
+    /// dotnet host cannot start the ARM64 build the tests sit beside).
+    /// </summary>
+    public const string ChildExecutableVariable = "STORAGEENGINE_CRASH_CHILD";
+
+    /// <summary>A program that runs <see cref="ChildExecutableVariable"/>'s executable, given as its first argument (e.g. qemu-aarch64-static).</summary>
+    public const string ChildLauncherVariable = "STORAGEENGINE_CRASH_CHILD_LAUNCHER";
+
     public static CrashChildProcess Start(IEnumerable<string> arguments)
     {
-        string child = ChildAssemblyPath;
-        if (!File.Exists(child))
-            throw new FileNotFoundException($"The crash child was not built next to the tests; expected {child} (the test project references StorageEngine.CrashChild).", child);
-        var start = new ProcessStartInfo(DotnetHost())
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            RedirectStandardInput = false,
-            UseShellExecute = false,
-            StandardOutputEncoding = Encoding.ASCII,
-        };
+        var start = ChildStartInfo();
+        start.RedirectStandardOutput = true;
+        start.RedirectStandardError = true;
+        start.RedirectStandardInput = false;
+        start.UseShellExecute = false;
+        start.StandardOutputEncoding = Encoding.ASCII;
+        // The child inherits this process's environment (the DOTNET_Enable* settings of a CI configuration
+        // included), so it runs the same CPU paths as the tests.
         // A killed runtime cannot remove its diagnostic pipe and socket: thousands of crash cycles would leave
         // thousands of them in the temporary directory.
         start.Environment["DOTNET_EnableDiagnostics"] = "0";
-        start.ArgumentList.Add(child);
         foreach (string argument in arguments) start.ArgumentList.Add(argument);
         var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start the crash child.");
         return new CrashChildProcess(process);
+    }
+
+    /// <summary>The built child on the dotnet host, or the executable <see cref="ChildExecutableVariable"/> names.</summary>
+    private static ProcessStartInfo ChildStartInfo()
+    {
+        string? executable = Environment.GetEnvironmentVariable(ChildExecutableVariable);
+        if (!string.IsNullOrEmpty(executable))
+        {
+            if (!File.Exists(executable))
+                throw new FileNotFoundException($"{ChildExecutableVariable} names {executable}, which does not exist.", executable);
+            string? launcher = Environment.GetEnvironmentVariable(ChildLauncherVariable);
+            if (string.IsNullOrEmpty(launcher)) return new ProcessStartInfo(executable);
+            var launched = new ProcessStartInfo(launcher);
+            launched.ArgumentList.Add(executable);
+            return launched;
+        }
+        string child = ChildAssemblyPath;
+        if (!File.Exists(child))
+            throw new FileNotFoundException($"The crash child was not built next to the tests; expected {child} (the test project references StorageEngine.CrashChild).", child);
+        var start = new ProcessStartInfo(DotnetHost());
+        start.ArgumentList.Add(child);
+        return start;
     }
 
     /// <summary>The dotnet host running the tests when it is one, so the child runs on the same runtime.</summary>

@@ -16,7 +16,8 @@ public sealed class FreedPageReuseTests
     private const int UpdatesPerTransaction = 40;
     private const long CheckpointThreshold = 256 << 10;
     private const int PageSize = 4096;
-    private static readonly TimeSpan SlowSync = TimeSpan.FromMilliseconds(20);
+    // Commits the background checkpointer falls behind by: each of its data-file syncs waits for this many.
+    private const int CheckpointLag = 50;
 
     [Theory]
     [InlineData(false)]
@@ -112,11 +113,13 @@ public sealed class FreedPageReuseTests
     public void APowerLossWhileTheWriterRunsCheckpointsKeepsEveryAcknowledgedCommit(int seed)
     {
         var random = new Random(seed);
-        var fileSystem = SlowBackgroundSyncs();
+        var lagging = new LaggingCheckpoints(CheckpointLag);
+        var fileSystem = lagging.FileSystem;
         var options = Options(fileSystem);
         var acknowledged = new Dictionary<int, byte[]>();
         Dictionary<int, byte[]>? cutShort = null;
         var environment = StorageEnvironment.Open(options);
+        LetHeldSyncsFinishForTheWritersCheckpoints(environment, lagging);
         Load(environment, acknowledged, random);
         // Each transaction makes a few dozen file changes (its journal write, and the checkpoints' writes and syncs).
         fileSystem.CrashAfter(random.Next(200, 4_000));
@@ -129,12 +132,14 @@ public sealed class FreedPageReuseTests
                 UpdateRandomValues(transaction, attempt, random);
                 transaction.Commit();
                 acknowledged = attempt;
+                lagging.Committed();
             }
             catch (Exception) when (fileSystem.HasCrashed)
             {
                 cutShort = attempt;
             }
         }
+        lagging.ReleaseAll();
         Assert.True(fileSystem.HasCrashed, "the run ended before the crash point");
         environment.SimulateCrash();
         fileSystem.Disarm();
@@ -148,20 +153,22 @@ public sealed class FreedPageReuseTests
     }
 
     /// <summary>
-    /// Rewrites random values of a loaded tree while every background checkpoint's data sync is slow, reusing
-    /// young freed pages early or not. Returns the file's pages at the end, the pages in use then, and the most
+    /// Rewrites random values of a loaded tree while the background checkpoints lag <see cref="CheckpointLag"/>
+    /// commits behind, reusing young freed pages early or not. Returns the file's pages at the end, the pages in use then, and the most
     /// pages one transaction freed.
     /// </summary>
     private static async Task<(long Pages, long Used, long MostFreedByOne)> RunChurn(bool commitsInFlight, bool writerMayCheckpoint, bool youngReuse)
     {
-        var fileSystem = SlowBackgroundSyncs();
+        var lagging = new LaggingCheckpoints(CheckpointLag);
+        var fileSystem = lagging.FileSystem;
         var options = Options(fileSystem);
         var model = new Dictionary<int, byte[]>();
         var random = new Random(17);
         long mostFreed = 0;
         using (var environment = StorageEnvironment.Open(options))
         {
-            if (!writerMayCheckpoint) environment.FreeSpace.MakeReusable = null;
+            if (writerMayCheckpoint) LetHeldSyncsFinishForTheWritersCheckpoints(environment, lagging);
+            else environment.FreeSpace.MakeReusable = null;
             environment.FreeSpace.ReleasesYoungPages = youngReuse;
             Load(environment, model, random);
             var inFlight = new Queue<ValueTask>();
@@ -178,8 +185,11 @@ public sealed class FreedPageReuseTests
                     while (inFlight.Count >= 4) await inFlight.Dequeue();
                 }
                 else transaction.Commit();
+                lagging.Committed();
             }
             while (inFlight.Count > 0) await inFlight.Dequeue();
+            lagging.ReleaseAll();
+            Assert.True(lagging.HeldSyncs > 0, "no background checkpoint ran during the churn: the test created no lag");
 
             var statistics = environment.GetStatistics();
             var report = environment.Check();
@@ -194,17 +204,18 @@ public sealed class FreedPageReuseTests
         }
     }
 
-    /// <summary>A file system on which every data-file sync of the background checkpointer takes <see cref="SlowSync"/>.</summary>
-    private static CrashingFileSystem SlowBackgroundSyncs()
+    /// <summary>
+    /// A writer's checkpoint waits for the background one it outran: its held sync is let go first, as a slow
+    /// sync would have ended by itself.
+    /// </summary>
+    private static void LetHeldSyncsFinishForTheWritersCheckpoints(StorageEnvironment environment, LaggingCheckpoints lagging)
     {
-        var fileSystem = new CrashingFileSystem(new MemoryFileSystem());
-        fileSystem.OnChange = what =>
+        var checkpoint = environment.FreeSpace.MakeReusable!;
+        environment.FreeSpace.MakeReusable = () =>
         {
-            if (what.StartsWith("syncing ", StringComparison.Ordinal) && what.EndsWith(".sedb", StringComparison.Ordinal)
-                && Thread.CurrentThread.Name == "StorageEngine checkpointer")
-                Thread.Sleep(SlowSync);
+            lagging.LetHeldSyncFinish();
+            return checkpoint();
         };
-        return fileSystem;
     }
 
     private static StorageEnvironmentOptions Options(IFileSystem fileSystem) => new()
