@@ -6,8 +6,8 @@ namespace StorageEngine.Tool.Tests;
 /// <summary>The tool's README says what the tool does.</summary>
 public sealed partial class ReadmeTests : ToolTestBase
 {
-    private static string Readme([System.Runtime.CompilerServices.CallerFilePath] string here = "") =>
-        File.ReadAllText(Path.Combine(Path.GetDirectoryName(here)!, "..", "..", "src", "StorageEngine.Tool", "README.md"));
+    private static string Readme() =>
+        File.ReadAllText(Path.Combine(StorageEngine.Tests.RepositoryCheckout.Root, "src", "StorageEngine.Tool", "README.md"));
 
     [Fact]
     public void The_encoding_values_in_the_readme_are_the_ones_the_tool_accepts()

@@ -402,7 +402,7 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     [Fact]
     public void Every_csharp_example_in_the_docs_is_one_of_these_tests()
     {
-        string root = RepositoryRoot();
+        string root = RepositoryCheckout.Root;
         string tests = Normalize(File.ReadAllText(Path.Combine(root, "tests", "StorageEngine.Tests", "Api", "DocumentationExamplesTests.cs")));
         int examples = 0;
         foreach (var doc in Directory.GetFiles(Path.Combine(root, "docs"), "*.md"))
@@ -421,18 +421,6 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     /// <summary>Each line trimmed, blank lines dropped: indentation differs between the docs and the tests.</summary>
     private static string Normalize(string code) =>
         string.Join('\n', code.Split('\n').Select(line => line.Trim()).Where(line => line.Length > 0));
-
-    /// <summary>
-    /// The checkout the tests were built from: above the test assembly (bin/ or a published copy under the
-    /// repository, as CI's ARM64 leg runs it), else above the working directory.
-    /// </summary>
-    private static string RepositoryRoot()
-    {
-        foreach (string start in new[] { AppContext.BaseDirectory, Environment.CurrentDirectory })
-            for (var dir = new DirectoryInfo(start); dir is not null; dir = dir.Parent)
-                if (File.Exists(Path.Combine(dir.FullName, "StorageEngine.sln")) && Directory.Exists(Path.Combine(dir.FullName, "docs"))) return dir.FullName;
-        throw new InvalidOperationException($"No repository root (with StorageEngine.sln and docs/) above {AppContext.BaseDirectory} or {Environment.CurrentDirectory}.");
-    }
 
     [GeneratedRegex("```csharp\\n(.*?)```", RegexOptions.Singleline)]
     private static partial Regex CSharpBlock();

@@ -37,7 +37,7 @@ public sealed class LogEventTests
     [Fact]
     public void No_engine_source_logs_without_an_event_id()
     {
-        string src = Path.Combine(RepositoryRoot(), "src", "StorageEngine");
+        string src = Path.Combine(RepositoryCheckout.Root, "src", "StorageEngine");
         var offenders = Directory.EnumerateFiles(src, "*.cs", SearchOption.AllDirectories)
             .Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal))
             .SelectMany(f => File.ReadLines(f).Select((line, i) => (File: Path.GetRelativePath(src, f), Line: i + 1, Text: line)))
@@ -74,9 +74,6 @@ public sealed class LogEventTests
         foreach (var name in new[] { "EnvironmentCreated", "EnvironmentOpened", "CheckpointWritten", "RecoveryReplayed", "EnvironmentClosed" })
             Assert.Contains(events, e => e.Name == name);
     }
-
-    private static string RepositoryRoot([System.Runtime.CompilerServices.CallerFilePath] string here = "") =>
-        Path.GetFullPath(Path.Combine(Path.GetDirectoryName(here)!, "..", "..", ".."));
 
     private sealed class RecordingLoggerFactory : ILoggerFactory
     {
