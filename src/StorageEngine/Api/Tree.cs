@@ -9,7 +9,7 @@ namespace StorageEngine;
 /// large values live on overflow pages. Returned values point into the engine's pages (no copy): they are
 /// valid until the transaction ends, and in a write transaction until its next change.
 /// </summary>
-public sealed class Tree
+public sealed partial class Tree
 {
     internal const int MaxNameBytes = 255;
     private readonly Transaction _transaction;
