@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using StorageEngine.BTrees;
+using StorageEngine.Common;
 
 namespace StorageEngine;
 
@@ -29,26 +30,21 @@ internal static class BatchKeySort
     /// ordered by the full key; ties keep their positions in increasing order, so that a later write of a key
     /// comes after an earlier one. Returns false when the input was already in order (nothing moved).
     /// </summary>
-    public static bool Sort(Span<ulong> prefixes, Span<int> order, ReadOnlyMemory<byte>[] keys, bool variable)
+    public static bool Sort(Span<ulong> prefixes, Span<int> order, ReadOnlyMemory<byte>[] keys, bool variable, Span<ulong> prefixScratch, Span<int> orderScratch)
     {
         if (IsSorted(prefixes, order, keys, variable)) return false;
-        prefixes.Sort(order);
+        // Stable: equal prefixes keep their positions in increasing order, which is all that 8-byte keys need.
+        RadixSort.Sort(prefixes, order, prefixScratch, orderScratch);
+        if (!variable) return true;
         int count = prefixes.Length;
         for (int start = 0; start < count;)
         {
             int end = start + 1;
             while (end < count && prefixes[end] == prefixes[start]) end++;
-            if (end - start > 1) SortRun(order[start..end], keys, variable);
+            if (end - start > 1) order[start..end].Sort(new PositionOrder(keys));
             start = end;
         }
         return true;
-    }
-
-    private static void SortRun(Span<int> run, ReadOnlyMemory<byte>[] keys, bool variable)
-    {
-        // Equal 8-byte keys: positions in increasing order. Variable keys: by key, then position.
-        if (!variable) run.Sort();
-        else run.Sort(new PositionOrder(keys));
     }
 
     /// <summary>Orders positions by their keys, then by position.</summary>

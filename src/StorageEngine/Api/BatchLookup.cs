@@ -17,7 +17,7 @@ internal static class BatchLookup
     public static void Run(BTree tree, BatchLookupResults results, bool variableKeys, bool parallel)
     {
         int count = results.Count;
-        int workers = parallel ? Math.Min(System.Environment.ProcessorCount, count / MinKeysPerWorker) : 1;
+        int workers = parallel ? Math.Min(results.MaxParallelism, count / MinKeysPerWorker) : 1;
         if (workers <= 1)
         {
             results.FoundCount = Slice(tree, results, variableKeys, 0, count);

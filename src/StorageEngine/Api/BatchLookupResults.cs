@@ -24,6 +24,23 @@ public sealed unsafe class BatchLookupResults
         Grow(capacity);
     }
 
+    /// <summary>
+    /// Most threads a batch lookup in a read transaction may use (default: every core). A batch is split into
+    /// slices of at least 16K keys; 1 keeps every lookup on the calling thread.
+    /// </summary>
+    /// <exception cref="ArgumentOutOfRangeException">The value is below 1.</exception>
+    public int MaxParallelism
+    {
+        get => _maxParallelism;
+        set
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(value, 1);
+            _maxParallelism = value;
+        }
+    }
+
+    private int _maxParallelism = System.Environment.ProcessorCount;
+
     /// <summary>Number of keys of the last batch.</summary>
     public int Count { get; private set; }
 
@@ -53,6 +70,8 @@ public sealed unsafe class BatchLookupResults
     internal ulong[] Prefixes = [];
     internal int[] Order = [];
     internal ReadOnlyMemory<byte>[] Keys = [];
+    internal ulong[] PrefixScratch = [];
+    internal int[] OrderScratch = [];
 
     /// <summary>Starts a batch of <paramref name="count"/> keys read through <paramref name="tree"/>.</summary>
     internal void Begin(Transaction transaction, BTrees.BTree tree, int count, bool variableKeys)
@@ -88,6 +107,8 @@ public sealed unsafe class BatchLookupResults
         int capacity = Math.Max(count, Math.Min(Array.MaxLength, Prefixes.Length * 2));
         Prefixes = new ulong[capacity];
         Order = new int[capacity];
+        PrefixScratch = new ulong[capacity];
+        OrderScratch = new int[capacity];
         _values = new nint[capacity];
         _lengths = new int[capacity];
         if (Keys.Length > 0) Keys = new ReadOnlyMemory<byte>[capacity];

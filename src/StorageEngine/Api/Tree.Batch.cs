@@ -25,7 +25,7 @@ public sealed partial class Tree
             prefixes[i] = BatchKeySort.Int64Prefix(keys[i]);
             order[i] = i;
         }
-        BatchKeySort.Sort(prefixes, order, results.Keys, variable: false);
+        BatchKeySort.Sort(prefixes, order, results.Keys, variable: false, results.PrefixScratch, results.OrderScratch);
         BatchLookup.Run(BTree, results, variableKeys: false, parallel: !_transaction.IsWritable);
     }
 
@@ -51,7 +51,7 @@ public sealed partial class Tree
         }
         try
         {
-            BatchKeySort.Sort(prefixes, order, stored, variable: true);
+            BatchKeySort.Sort(prefixes, order, stored, variable: true, results.PrefixScratch, results.OrderScratch);
             BatchLookup.Run(BTree, results, variableKeys: true, parallel: !_transaction.IsWritable);
         }
         finally
@@ -81,7 +81,7 @@ public sealed partial class Tree
         }
         var prefixes = batch.Prefixes.AsSpan(0, count);
         var order = batch.Order.AsSpan(0, count);
-        BatchKeySort.Sort(prefixes, order, keys, variable: true);
+        BatchKeySort.Sort(prefixes, order, keys, variable: !BTree.IsFixedInt64, batch.PrefixScratch, batch.OrderScratch);
         for (int i = 0; i < count; i++)
         {
             // Of the writes of one key (adjacent, in the order they were added), the last one wins.

@@ -86,6 +86,8 @@ public sealed class WriteBatch
     internal ReadOnlyMemory<byte>[] Keys = [];
     internal ulong[] Prefixes = [];
     internal int[] Order = [];
+    internal ulong[] PrefixScratch = [];
+    internal int[] OrderScratch = [];
 
     /// <summary>Fills <see cref="Keys"/>, <see cref="Prefixes"/> and <see cref="Order"/> for the operations, in the order added.</summary>
     internal ReadOnlyMemory<byte>[] PrepareKeys()
@@ -95,6 +97,8 @@ public sealed class WriteBatch
             Keys = new ReadOnlyMemory<byte>[_keyOffsets.Length];
             Prefixes = new ulong[_keyOffsets.Length];
             Order = new int[_keyOffsets.Length];
+            PrefixScratch = new ulong[_keyOffsets.Length];
+            OrderScratch = new int[_keyOffsets.Length];
         }
         for (int i = 0; i < Count; i++)
         {

@@ -129,7 +129,7 @@ public sealed class BatchLookupTests : IDisposable
         // Keys of 1 to 40 bytes over a 3-letter alphabet: many share their first 8 bytes, some are prefixes of others.
         var random = new Random(11);
         byte[] RandomKey() => Enumerable.Range(0, random.Next(1, 41)).Select(_ => (byte)('a' + random.Next(3))).ToArray();
-        var model = new SortedDictionary<byte[], byte[]>(ByteKeyComparer.Instance);
+        var model = new SortedDictionary<byte[], byte[]>(Unit.ByteArrayComparer.Instance);
         using (var tx = _env.BeginWrite())
         {
             var tree = tx.CreateTree("bytes");

@@ -32,7 +32,7 @@ public sealed class BatchWriteTests : IDisposable
     public void Random_integer_batches_with_repeated_keys_match_one_by_one_application(int operations, double deleteShare)
     {
         var random = new Random(operations);
-        var model = new SortedDictionary<byte[], byte[]>(ByteKeyComparer.Instance);
+        var model = new SortedDictionary<byte[], byte[]>(Unit.ByteArrayComparer.Instance);
         using var tx = _env.BeginWrite();
         var tree = tx.CreateTree("ints", TreeOptions.Int64Keys);
         var batch = new WriteBatch();
@@ -71,7 +71,7 @@ public sealed class BatchWriteTests : IDisposable
     {
         var random = new Random(5);
         byte[] RandomKey() => Enumerable.Range(0, random.Next(1, 30)).Select(_ => (byte)('a' + random.Next(3))).ToArray();
-        var model = new SortedDictionary<byte[], byte[]>(ByteKeyComparer.Instance);
+        var model = new SortedDictionary<byte[], byte[]>(Unit.ByteArrayComparer.Instance);
         using var tx = _env.BeginWrite();
         var tree = tx.CreateTree("bytes");
         var batch = new WriteBatch();
