@@ -30,6 +30,9 @@ internal sealed class DeviceRadixSort : IDisposable
         _buffers = new DeviceBuffers(accelerator);
     }
 
+    /// <summary>Time the last host sort spent copying keys and items to the device and back.</summary>
+    public TimeSpan LastTransferTime { get; private set; }
+
     /// <summary>Sorts host keys (and items alongside when <paramref name="items"/> is not empty) through the device.</summary>
     public void Sort(Span<ulong> keys, Span<int> items)
     {
@@ -38,11 +41,15 @@ internal sealed class DeviceRadixSort : IDisposable
         if (n < 2) return;
         var deviceKeys = _buffers.Keys(n);
         var deviceItems = _buffers.Items(withItems ? n : 1);
+        long started = System.Diagnostics.Stopwatch.GetTimestamp();
         ((ArrayView<ulong>)deviceKeys).CopyFromCPU(keys);
         if (withItems) ((ArrayView<int>)deviceItems).CopyFromCPU(items);
+        long uploaded = System.Diagnostics.Stopwatch.GetTimestamp();
         SortOnDevice(deviceKeys, deviceItems, n, withItems);
+        long sorted = System.Diagnostics.Stopwatch.GetTimestamp();
         ((ArrayView<ulong>)deviceKeys).CopyToCPU(keys);
         if (withItems) ((ArrayView<int>)deviceItems).CopyToCPU(items);
+        LastTransferTime = System.Diagnostics.Stopwatch.GetElapsedTime(started, uploaded) + System.Diagnostics.Stopwatch.GetElapsedTime(sorted);
     }
 
     /// <summary>Sorts the first <paramref name="n"/> keys of device views in place (the result ends where it began: 8 passes).</summary>

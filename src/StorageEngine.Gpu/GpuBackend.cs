@@ -74,6 +74,9 @@ public sealed class GpuBackend : IDisposable
     /// <summary>Where the last batch lookup ran.</summary>
     public BatchRoute LastLookupRoute { get; private set; }
 
+    /// <summary>Time the last device-routed batch spent copying between host and device (for the benchmark's transfer share).</summary>
+    internal TimeSpan LastTransferTime { get; private set; }
+
     /// <summary>Where the last sort ran.</summary>
     public BatchRoute LastSortRoute { get; private set; }
 
@@ -168,6 +171,7 @@ public sealed class GpuBackend : IDisposable
         try
         {
             sort.Sort(keys, items);
+            LastTransferTime = sort.LastTransferTime;
             return true;
         }
         catch (Exception e) when (e is not OutOfMemoryException)
@@ -203,10 +207,14 @@ public sealed class GpuBackend : IDisposable
             }
             var probes = _buffers!.Probes(n);
             var leaves = _buffers.Leaves(n);
+            long started = Stopwatch.GetTimestamp();
             ((ArrayView<ulong>)probes).CopyFromCPU(_probes.AsSpan(0, n));
+            long uploaded = Stopwatch.GetTimestamp();
             _findLeaves!(n, _directoryPrefixes!.View.SubView(0, directory.LeafCount), probes, leaves);
             _accelerator!.Synchronize();
+            long searched = Stopwatch.GetTimestamp();
             ((ArrayView<int>)leaves).CopyToCPU(_leaves.AsSpan(0, n));
+            LastTransferTime = Stopwatch.GetElapsedTime(started, uploaded) + Stopwatch.GetElapsedTime(searched);
             return true;
         }
         catch (Exception e) when (e is not OutOfMemoryException)
