@@ -38,6 +38,7 @@ public sealed class GpuBackend : IDisposable
     private ulong[] _probes = [];
     private int[] _leaves = [];
     private int _fallbackLogged;
+    private bool _disposed;
 
     private GpuBackend(GpuOptions options)
     {
@@ -124,6 +125,7 @@ public sealed class GpuBackend : IDisposable
     /// </summary>
     public void GetMany(Tree tree, ReadOnlySpan<long> keys, BatchLookupResults results)
     {
+        ObjectDisposedException.ThrowIf(_disposed, this);
         ArgumentNullException.ThrowIfNull(tree);
         ArgumentNullException.ThrowIfNull(results);
         if (keys.Length >= LookupBreakEven && keys.Length > 0 && IsAccelerated)
@@ -149,6 +151,7 @@ public sealed class GpuBackend : IDisposable
     /// </summary>
     public void Sort(Span<ulong> keys, Span<int> items = default)
     {
+        ObjectDisposedException.ThrowIf(_disposed, this);
         if (!items.IsEmpty && items.Length != keys.Length)
             throw new ArgumentException($"There are {items.Length} items for {keys.Length} keys.", nameof(items));
         if (keys.Length >= SortBreakEven && keys.Length > 1 && IsAccelerated)
@@ -273,11 +276,52 @@ public sealed class GpuBackend : IDisposable
         _sort = null;
     }
 
+    /// <summary>
+    /// Measures batch lookups in <paramref name="tree"/> on the device and on the engine's CPU batch path for
+    /// batches of 1K keys up, doubling to <paramref name="largestBatch"/>, and sets <see cref="LookupBreakEven"/>
+    /// to the first size at which the device was faster (never, when it was not). Does nothing without a device.
+    /// </summary>
+    /// <returns>The new break-even.</returns>
+    public int CalibrateLookups(Tree tree, int largestBatch = 4 << 20)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        ArgumentNullException.ThrowIfNull(tree);
+        if (!IsAccelerated) return LookupBreakEven;
+        var random = new Random(3);
+        var results = new BatchLookupResults();
+        int saved = LookupBreakEven;
+        LookupBreakEven = 0;
+        try
+        {
+            for (int n = 1024; n <= largestBatch; n *= 2)
+            {
+                var keys = new long[n];
+                for (int i = 0; i < n; i++) keys[i] = random.NextInt64();
+                GetMany(tree, keys, results); // warm-up: directory on the device, buffers grown
+                var device = Stopwatch.StartNew();
+                GetMany(tree, keys, results);
+                device.Stop();
+                if (LastLookupRoute != BatchRoute.Device) return LookupBreakEven = saved;
+                var cpu = Stopwatch.StartNew();
+                tree.GetMany(keys, results);
+                cpu.Stop();
+                if (device.Elapsed < cpu.Elapsed) return LookupBreakEven = n;
+            }
+            return LookupBreakEven = int.MaxValue;
+        }
+        catch
+        {
+            LookupBreakEven = saved;
+            throw;
+        }
+    }
+
     /// <summary>Releases the device and its memory.</summary>
     public void Dispose()
     {
         lock (_deviceLock)
         {
+            _disposed = true;
             ReleaseDevice();
             Volatile.Write(ref _accelerator, null);
             _ownedAccelerator?.Dispose();

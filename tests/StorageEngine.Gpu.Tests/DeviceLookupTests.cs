@@ -90,4 +90,17 @@ public sealed class DeviceLookupTests(CpuAcceleratorFixture fixture) : IDisposab
         tree.GetMany(keys, cpu);
         AssertSame(cpu, device);
     }
+
+    [Fact]
+    public void Calibration_sets_the_lookup_break_even_it_returns()
+    {
+        Fill(0, 10_000);
+        using var backend = GpuBackend.Create(new GpuOptions { UseCpuAccelerator = true, LookupBreakEven = 123 });
+        using var tx = _env.BeginRead();
+
+        int breakEven = backend.CalibrateLookups(tx.OpenTree("ints"), largestBatch: 2_048);
+
+        Assert.Equal(breakEven, backend.LookupBreakEven);
+        Assert.True(breakEven is 1_024 or 2_048 or int.MaxValue, $"break-even {breakEven}");
+    }
 }
