@@ -19,13 +19,27 @@ public sealed partial class StorageEnvironment
         {
             if (_filesClosed) return;
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            // The new session's first file (a spare renamed, or a new one preallocated) exists before the header
+            // names the session: an unclean header names a journal file that exists (see EnvironmentFiles.Opened).
+            // On a full disk there may be no room for a new one until the crashed session's files are retired,
+            // which only the new header allows: then it is opened after them, as the first commit would.
+            bool firstFileOpen = false;
+            try
+            {
+                _journal!.OpenFirstFile();
+                firstFileOpen = true;
+            }
+            catch (IOException e)
+            {
+                _logger.LogWarning(e, "Opening the new session's first journal file failed; it is tried again once the recovered journal is retired.");
+            }
             try
             {
                 Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
             }
             catch (Exception e)
             {
-                _writeFailure ??= e;
+                RecordWriteFailure(e, "Syncing the pages recovered from the journal into the data file");
                 _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
                 throw;
             }
@@ -33,8 +47,7 @@ public sealed partial class StorageEnvironment
             try
             {
                 retired = _journal!.RetireBelow(nextJournal);
-                // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
-                _journal.OpenFirstFile();
+                if (!firstFileOpen) _journal.OpenFirstFile();
             }
             catch (IOException e)
             {

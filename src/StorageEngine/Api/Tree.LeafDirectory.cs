@@ -15,17 +15,28 @@ public sealed partial class Tree
     /// </summary>
     public LeafDirectory GetLeafDirectory()
     {
-        ThrowIfUnusable();
-        var prefixes = new List<ulong>();
-        var pages = new List<long>();
-        var bounds = BTree.IsFixedInt64 ? null : new List<byte[]>();
-        BTree.VisitLeafBounds((bound, page) =>
+        var transaction = Enter(Operations.GetLeafDirectory, out bool asOwner);
+        try
         {
-            prefixes.Add(bound.IsEmpty ? 0 : BatchKeySort.Prefix(bound));
-            pages.Add(page);
-            bounds?.Add(bound.ToArray());
-        });
-        return new LeafDirectory(_transaction, this, [.. prefixes], [.. pages], bounds?.ToArray());
+            var prefixes = new List<ulong>();
+            var pages = new List<long>();
+            var bounds = BTree.IsFixedInt64 ? null : new List<byte[]>();
+            BTree.VisitLeafBounds((bound, page) =>
+            {
+                prefixes.Add(bound.IsEmpty ? 0 : BatchKeySort.Prefix(bound));
+                pages.Add(page);
+                bounds?.Add(bound.ToArray());
+            });
+            return new LeafDirectory(transaction, this, [.. prefixes], [.. pages], bounds?.ToArray());
+        }
+        catch (Exception e) when (transaction.Fail(Operations.GetLeafDirectory, e))
+        {
+            throw;
+        }
+        finally
+        {
+            transaction.Exit(asOwner);
+        }
     }
 
     /// <summary>
@@ -41,21 +52,45 @@ public sealed partial class Tree
     {
         ArgumentNullException.ThrowIfNull(directory);
         ArgumentNullException.ThrowIfNull(results);
-        ThrowIfUnusable();
-        if (leafHints.Length != keys.Length)
-            throw new ArgumentException($"There are {leafHints.Length} leaf hints for {keys.Length} keys.", nameof(leafHints));
-        if (!directory.Describes(_transaction, this))
-            throw new ArgumentException($"The leaf directory describes tree '{directory.TreeName}' at snapshot {directory.SnapshotId}, not tree '{Name}' as this transaction (snapshot {_transaction.SnapshotId}) sees it now; build it again.", nameof(directory));
-        results.Begin(_transaction, BTree, keys.Length, variableKeys: false);
-        var prefixes = results.Prefixes;
-        var hints = results.Order;
-        for (int i = 0; i < keys.Length; i++)
+        var transaction = Enter(Operations.GetMany, out bool asOwner);
+        try
         {
-            prefixes[i] = BatchKeySort.Int64Prefix(keys[i]);
-            hints[i] = leafHints[i];
+            CheckDirectory(transaction, directory, keys.Length, leafHints.Length);
+            try
+            {
+                results.Begin(transaction, BTree, keys.Length, variableKeys: false);
+                var prefixes = results.Prefixes;
+                var hints = results.Order;
+                for (int i = 0; i < keys.Length; i++)
+                {
+                    prefixes[i] = BatchKeySort.Int64Prefix(keys[i]);
+                    hints[i] = leafHints[i];
+                }
+                LookUpInLeaves(transaction, directory, results, keys.Length);
+            }
+            catch (Exception e) when (transaction.Fail(Operations.GetMany, e))
+            {
+                throw;
+            }
         }
-        int count = keys.Length;
-        int workers = _transaction.IsWritable ? 1 : Math.Min(results.MaxParallelism, count / BatchLookup.MinKeysPerWorker);
+        finally
+        {
+            transaction.Exit(asOwner);
+        }
+    }
+
+    private void CheckDirectory(Transaction transaction, LeafDirectory directory, int keys, int hints)
+    {
+        if (hints != keys)
+            throw new ArgumentException($"There are {hints} leaf hints for {keys} keys.", "leafHints");
+        if (!directory.Describes(transaction, this))
+            throw new ArgumentException($"The leaf directory describes tree '{directory.TreeName}' at snapshot {directory.SnapshotId}, not tree '{Name}' as this transaction (snapshot {transaction.SnapshotId}) sees it now; build it again.", nameof(directory));
+    }
+
+    /// <summary>The lookups of the integer overload, on all cores in a read transaction.</summary>
+    private void LookUpInLeaves(Transaction transaction, LeafDirectory directory, BatchLookupResults results, int count)
+    {
+        int workers = transaction.IsWritable ? 1 : Math.Min(results.MaxParallelism, count / BatchLookup.MinKeysPerWorker);
         if (workers <= 1)
         {
             results.FoundCount = LookUpInLeaves(directory, results, 0, count);
@@ -88,25 +123,36 @@ public sealed partial class Tree
     {
         ArgumentNullException.ThrowIfNull(directory);
         ArgumentNullException.ThrowIfNull(results);
-        ThrowIfUnusable();
-        if (leafHints.Length != keys.Length)
-            throw new ArgumentException($"There are {leafHints.Length} leaf hints for {keys.Length} keys.", nameof(leafHints));
-        if (!directory.Describes(_transaction, this))
-            throw new ArgumentException($"The leaf directory describes tree '{directory.TreeName}' at snapshot {directory.SnapshotId}, not tree '{Name}' as this transaction (snapshot {_transaction.SnapshotId}) sees it now; build it again.", nameof(directory));
-        for (int i = 0; i < keys.Length; i++) CheckBatchKey(keys[i].Span, i, nameof(keys));
-        results.Begin(_transaction, BTree, keys.Length, variableKeys: false);
-        int found = 0;
-        for (int i = 0; i < keys.Length; i++)
+        var transaction = Enter(Operations.GetMany, out bool asOwner);
+        try
         {
-            var key = keys[i].Span;
-            ulong prefix = BatchKeySort.Prefix(key);
-            int leaf = leafHints[i];
-            if (!directory.Holds(leaf, key, prefix)) leaf = directory.FindLeaf(key, prefix);
-            bool hit = BTree.TryGetInLeaf(directory.Page(leaf), key, out var value);
-            results.Set(i, hit, value);
-            if (hit) found++;
+            CheckDirectory(transaction, directory, keys.Length, leafHints.Length);
+            for (int i = 0; i < keys.Length; i++) CheckBatchKey(keys[i].Span, i, nameof(keys));
+            try
+            {
+                results.Begin(transaction, BTree, keys.Length, variableKeys: false);
+                int found = 0;
+                for (int i = 0; i < keys.Length; i++)
+                {
+                    var key = keys[i].Span;
+                    ulong prefix = BatchKeySort.Prefix(key);
+                    int leaf = leafHints[i];
+                    if (!directory.Holds(leaf, key, prefix)) leaf = directory.FindLeaf(key, prefix);
+                    bool hit = BTree.TryGetInLeaf(directory.Page(leaf), key, out var value);
+                    results.Set(i, hit, value);
+                    if (hit) found++;
+                }
+                results.FoundCount = found;
+            }
+            catch (Exception e) when (transaction.Fail(Operations.GetMany, e))
+            {
+                throw;
+            }
         }
-        results.FoundCount = found;
+        finally
+        {
+            transaction.Exit(asOwner);
+        }
     }
 
     /// <summary>The sort key of a byte-string key in a <see cref="LeafDirectory"/>: its first 8 bytes as a big-endian integer, zero-padded.</summary>

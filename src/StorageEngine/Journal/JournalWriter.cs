@@ -282,8 +282,10 @@ internal sealed unsafe class JournalWriter : IDisposable
     private (IStorageFile File, long Capacity, long Written) OpenFile(long number, long wanted, long needed, bool preallocate)
     {
         string path = Path.Combine(_directory, JournalFileNames.ForNumber(number));
+        bool created = false;
         lock (_filesLock)
         {
+            created = !_fileSystem.Exists(path) && _freeFiles.Count == 0;
             if (!_fileSystem.Exists(path) && _freeFiles.Count > 0)
             {
                 int pick = _freeFiles.FindIndex(f => f.Length >= wanted);
@@ -319,6 +321,18 @@ internal sealed unsafe class JournalWriter : IDisposable
         catch
         {
             file.Dispose();
+            // A full disk makes the preallocation fail half way: a file made here is not left behind, where the
+            // next try would find it and a free file could no longer take its place.
+            if (created)
+            {
+                try
+                {
+                    _fileSystem.Delete(path);
+                }
+                catch (IOException)
+                {
+                }
+            }
             throw;
         }
     }

@@ -153,6 +153,14 @@ public sealed class BatchWriteTests : IDisposable
         Assert.Throws<ArgumentException>(() => batch.Put(ReadOnlySpan<byte>.Empty, "v"u8));
         Assert.Throws<ArgumentException>(() => batch.Delete(ReadOnlySpan<byte>.Empty));
         Assert.Throws<ArgumentNullException>(() => bytes.Apply(null!));
+
+        // Checks made before any change leave the transaction usable.
+        batch.Clear();
+        batch.Put("fine"u8, "v"u8);
+        bytes.Apply(batch);
+        tx.Commit();
+        using var read = _env.BeginRead();
+        Assert.Equal(1, read.OpenTree("bytes").Count);
     }
 
     [Fact]
