@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Package smoke test: packs StorageEngine, StorageEngine.Extensions.Hosting and StorageEngine.Tool into a
+# Package smoke test: packs StorageEngine, StorageEngine.Gpu, StorageEngine.Extensions.Hosting and StorageEngine.Tool into a
 # temporary folder feed with a unique version, checks what the packages carry (README, license expression, XML
 # docs, symbols, repository commit), then does what a user does: builds and runs tests/PackageConsumer and
 # tests/HostingConsumer against the feed by PackageReference, and installs the tool from the feed and runs it.
@@ -22,6 +22,7 @@ fail() { echo "package-smoke: FAIL: $*" >&2; exit 1; }
 
 echo "== dotnet pack (version $version) into $feed"
 dotnet pack src/StorageEngine -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+dotnet pack src/StorageEngine.Gpu -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Tool -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Extensions.Hosting -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 
@@ -47,6 +48,16 @@ nuspec="$(unzip -p "$package" StorageEngine.nuspec)"
 grep -q '<license type="expression">MIT</license>' <<<"$nuspec" || fail "no license expression in the nuspec"
 grep -q '<readme>README.md</readme>' <<<"$nuspec" || fail "no readme in the nuspec"
 grep -q '<repository type="git"' <<<"$nuspec" || fail "no repository metadata in the nuspec"
+gpu_package="$feed/StorageEngine.Gpu.$version.nupkg"
+[ -f "$gpu_package" ] || fail "no $gpu_package"
+gpu_contents="$(unzip -l "$gpu_package")"
+for entry in README.md lib/net10.0/StorageEngine.Gpu.dll lib/net10.0/StorageEngine.Gpu.xml; do
+    grep -q " $entry\$" <<<"$gpu_contents" || fail "$entry is missing from the GPU package"
+done
+gpu_nuspec="$(unzip -p "$gpu_package" StorageEngine.Gpu.nuspec)"
+for dependency in "StorageEngine\" version=\"$version" 'ILGPU" version="1.5.3' 'ILGPU.Algorithms" version="1.5.3'; do
+    grep -q "<dependency id=\"$dependency\"" <<<"$gpu_nuspec" || fail "the GPU package does not depend on $dependency"
+done
 echo "   package contents and metadata: ok"
 
 cat >"$work/nuget.config" <<CONFIG
@@ -67,6 +78,7 @@ cp "$work/nuget.config" "$work/consumer/nuget.config"
 dotnet run --project "$work/consumer/PackageConsumer.csproj" -c Release -p:StorageEngineVersion="$version" \
     || fail "PackageConsumer failed"
 grep -rq "\"StorageEngine/$version\"" "$work/consumer/obj/project.assets.json" || fail "the consumer did not restore StorageEngine $version"
+grep -rq "\"StorageEngine.Gpu/$version\"" "$work/consumer/obj/project.assets.json" || fail "the consumer did not restore StorageEngine.Gpu $version"
 
 echo "== build and run tests/HostingConsumer (the hosting package in a generic host) against the feed"
 mkdir -p "$work/hosting-consumer"
@@ -90,4 +102,4 @@ code=$?
 set -e
 [ "$code" -eq 1 ] || fail "info on a missing path exited $code, not 1"
 grep -q "does not exist" <<<"$message" || fail "unclear message for a missing path: $message"
-echo "package-smoke: OK (StorageEngine $version, StorageEngine.Extensions.Hosting $version, StorageEngine.Tool $version)"
+echo "package-smoke: OK (StorageEngine $version, StorageEngine.Gpu $version, StorageEngine.Extensions.Hosting $version, StorageEngine.Tool $version)"

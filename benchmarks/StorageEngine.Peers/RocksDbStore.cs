@@ -3,6 +3,9 @@ using RocksDbSharp;
 
 namespace StorageEngine.Peers;
 
+// Inside the namespace: StorageEngine.WriteBatch (the engine's batch of puts and deletes) would win over a using outside it.
+using WriteBatch = RocksDbSharp.WriteBatch;
+
 /// <summary>
 /// RocksDB through the <c>RocksDB</c> NuGet package (RocksDbSharp and its bundled librocksdb), default options
 /// except no compression and background threads = cores. Durable = WAL synced on every write, ProcessCrash = WAL

@@ -1,8 +1,10 @@
-// What a first-time user writes after `dotnet add package StorageEngine`: open, write, read, scan, reopen.
+// What a first-time user writes after `dotnet add package StorageEngine`: open, write, read, scan, reopen; then
+// batches through StorageEngine.Gpu (on the CPU path where the machine has no GPU).
 // Exits non-zero when anything is off, so that .ci/package-smoke.sh can rely on it.
 
 using System.Text;
 using StorageEngine;
+using StorageEngine.Gpu;
 
 string directory = Path.Combine(Path.GetTempPath(), "storageengine-consumer-" + Guid.NewGuid().ToString("N"));
 try
@@ -28,6 +30,26 @@ try
         var report = env.Check();
         Require(report.IsHealthy, "check: " + report);
         Console.WriteLine($"PackageConsumer: StorageEngine {typeof(StorageEnvironment).Assembly.GetName().Version} works: 1000 entries written, reopened, read, scanned; {report}");
+    }
+
+    using (var env = StorageEnvironment.Open(directory))
+    using (var gpu = GpuBackend.Create())
+    {
+        using (var tx = env.BeginWrite())
+        {
+            var batch = new WriteBatch();
+            for (long key = 999; key >= 0; key--) batch.Put(key, BitConverter.GetBytes(key * 10));
+            tx.CreateTree("ints", TreeOptions.Int64Keys).Apply(batch);
+            tx.Commit();
+        }
+        using var read = env.BeginRead();
+        var results = new BatchLookupResults();
+        gpu.GetMany(read.OpenTree("ints"), [7, 5000, 42], results);
+        Require(results.FoundCount == 2 && BitConverter.ToInt64(results[2]) == 420 && !results.IsFound(1), "batch lookup results are wrong");
+        var keys = new ulong[] { 3, 1, 2 };
+        gpu.Sort(keys);
+        Require(keys.SequenceEqual(new ulong[] { 1, 2, 3 }), "sort is wrong");
+        Console.WriteLine($"PackageConsumer: StorageEngine.Gpu works on {gpu.DeviceName}: batch written, looked up, sorted");
     }
     return 0;
 }

@@ -17,6 +17,9 @@ internal static class Operations
     public const string Put = "Tree.Put";
     public const string Delete = "Tree.Delete";
     public const string CreateCursor = "Tree.CreateCursor";
+    public const string GetMany = "Tree.GetMany";
+    public const string Apply = "Tree.Apply";
+    public const string GetLeafDirectory = "Tree.GetLeafDirectory";
     public const string CursorFirst = "Cursor.First";
     public const string CursorLast = "Cursor.Last";
     public const string CursorSeek = "Cursor.Seek";

@@ -10,7 +10,7 @@ namespace StorageEngine;
 /// valid until the transaction ends, and in a write transaction until its next change. Read later, while the
 /// environment is open, they hold stale or reused bytes but never fault (see the API guide).
 /// </summary>
-public sealed class Tree
+public sealed partial class Tree
 {
     internal const int MaxNameBytes = 255;
     private readonly Transaction _transaction;

@@ -36,8 +36,9 @@ internal sealed unsafe partial class BTree
     {
         var sink = Sink;
         bool appending = AppendPathHolds(key);
+        bool reusing = !appending && LeafPathHolds(key);
         Touch();
-        bool rightmost = appending || DescendForWrite(key);
+        bool rightmost = appending || (reusing ? _leafPathRightmost : DescendForWrite(key));
         int leafLevel = _header.Depth - 1;
         byte* leaf = (byte*)PathPtr[leafLevel];
         bool found = false;
@@ -51,6 +52,7 @@ internal sealed unsafe partial class BTree
             if (!overflow && Node.LeafKind(old) == Node.InlineValue && Node.LeafValueLength(old) == (uint)value.Length)
             {
                 value.CopyTo(new Span<byte>(Node.LeafPayload(old), value.Length));
+                _leafPathStamp = *ChangeStamp;
                 return;
             }
             FreeValue(old);
@@ -85,6 +87,7 @@ internal sealed unsafe partial class BTree
         bool inPlace = InsertEntry(leafLevel, index, entry, size, atEnd);
         // Appended to the last leaf without a split: the path still leads there.
         _appendStamp = atEnd && inPlace ? *ChangeStamp : 0;
+        _leafPathStamp = inPlace ? *ChangeStamp : 0;
     }
 
     /// <summary>
@@ -160,11 +163,13 @@ internal sealed unsafe partial class BTree
         _header.RootPage = newNumber;
         bool rightmost = true;
         int leafLevel = depth - 1;
+        ClearLeafBounds();
         for (int level = 0; level < leafLevel; level++)
         {
             CheckNode(page, newNumber, depth - level);
             int index = Node.SearchBranch(page, key, _fixedInt64);
             rightmost &= index == Node.Count(page) - 1;
+            NarrowLeafBounds(page, index);
             PathPage[level] = newNumber;
             PathPtr[level] = (nint)page;
             PathIndex[level] = index;
@@ -177,6 +182,7 @@ internal sealed unsafe partial class BTree
         PathPage[leafLevel] = newNumber;
         PathPtr[leafLevel] = (nint)page;
         PathIndex[leafLevel] = -1;
+        _leafPathRightmost = rightmost;
         return rightmost;
     }
 

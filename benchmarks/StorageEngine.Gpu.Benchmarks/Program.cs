@@ -1,0 +1,33 @@
+using StorageEngine.Gpu;
+using StorageEngine.Gpu.Benchmarks;
+
+// Batch lookups and sorts: the GPU (through StorageEngine.Gpu) against the engine's CPU paths.
+//   (no option)         CUDA device; lookups in a 10M-key tree, batches 1K to 16M; sorts of 1M to 256M keys
+//   --quick             ILGPU's CPU accelerator and small sizes: checks the whole path on a machine without a GPU
+//                       (its device figures are the CPU accelerator's, about 100x below the CPU path; not GPU figures)
+//   --cpu-accelerator   the full sizes on the CPU accelerator (slow)
+bool quick = args.Contains("--quick");
+bool cpuAccelerator = quick || args.Contains("--cpu-accelerator");
+if (args.Any(a => a is not ("--quick" or "--cpu-accelerator")))
+{
+    Console.Error.WriteLine("usage: StorageEngine.Gpu.Benchmarks [--quick] [--cpu-accelerator]");
+    return 2;
+}
+
+Console.WriteLine($"machine: {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSDescription}, .NET {Environment.Version}");
+// Every batch to the device: the tables show where it wins, which is what the break-even is.
+using var device = GpuBackend.Create(new GpuOptions { UseCpuAccelerator = cpuAccelerator, LookupBreakEven = 1, SortBreakEven = 1 });
+Console.WriteLine($"device: {device.DeviceName}{(device.IsAccelerated ? "" : " (CPU figures only)")}");
+
+long treeKeys = quick ? 100_000 : 10_000_000;
+var batches = quick ? new[] { 1_024, 16_384 } : [1_024, 16_384, 65_536, 262_144, 1 << 20, 4 << 20, 16 << 20];
+var sorts = quick ? new[] { 16_384 } : [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20];
+int repeats = quick ? 1 : 3;
+
+Console.WriteLine("== batch lookups (lookups per second)");
+long lookupBreakEven = LookupBenchmark.Run(device, treeKeys, batches, repeats);
+Console.WriteLine("== sorts of 64-bit keys (keys per second)");
+long sortBreakEven = SortBenchmark.Run(device, device.Accelerator, sorts, repeats);
+Console.WriteLine("== break-even (smallest measured size at which the device won)");
+Console.WriteLine($"lookups: {(lookupBreakEven == long.MaxValue ? "none measured" : lookupBreakEven.ToString("N0"))}; sort: {(sortBreakEven == long.MaxValue ? "none measured" : sortBreakEven.ToString("N0"))}");
+return 0;

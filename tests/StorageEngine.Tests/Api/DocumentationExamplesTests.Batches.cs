@@ -1,0 +1,45 @@
+using System.Text;
+
+namespace StorageEngine.Tests.Api;
+
+// The examples of docs/api-guide.md's "Batches" section.
+public sealed partial class DocumentationExamplesTests
+{
+    [Fact]
+    public void ApiGuide_batches()
+    {
+        using var env = MemoryEnvironment();
+        var printed = new StringWriter();
+        var console = Console.Out;
+        Console.SetOut(printed);
+        try
+        {
+            using (var tx = env.BeginWrite())
+            {
+                Tree prices = tx.CreateTree("prices", TreeOptions.Int64Keys);
+                var batch = new WriteBatch();
+                batch.Put(3, "30"u8);
+                batch.Put(1, "10"u8);
+                batch.Put(2, "20"u8);
+                batch.Delete(2);                 // the last write of a key wins
+                batch.Put(3, "33"u8);
+                prices.Apply(batch);             // sorted, then applied in key order
+                tx.Commit();
+            }
+            using (var tx = env.BeginRead())
+            {
+                Tree prices = tx.OpenTree("prices");
+                var results = new BatchLookupResults();          // reusable: keeps its buffers
+                prices.GetMany([3, 2, 1, 3], results);
+                for (int i = 0; i < results.Count; i++)
+                    Console.WriteLine(results.TryGetValue(i, out var value) ? Encoding.UTF8.GetString(value) : "absent");
+                // 33, absent, 10, 33
+            }
+        }
+        finally
+        {
+            Console.SetOut(console);
+        }
+        Assert.Equal(["33", "absent", "10", "33"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+    }
+}
