@@ -97,7 +97,7 @@ public sealed class ClusterNode : IAsyncDisposable
             {
                 LowerElectionTimeout = (int)options.LowerElectionTimeout.TotalMilliseconds,
                 UpperElectionTimeout = (int)options.UpperElectionTimeout.TotalMilliseconds,
-                RequestTimeout = options.UpperElectionTimeout,
+                RequestTimeout = options.RequestTimeout,
                 ConnectTimeout = options.LowerElectionTimeout,
                 ColdStart = false,
                 // Null selects DotNext's in-memory storage, filled below with the static member list.

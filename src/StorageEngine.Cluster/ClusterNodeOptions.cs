@@ -34,6 +34,15 @@ public sealed class ClusterNodeOptions
     /// <summary>The longest election timeout; default 300 ms.</summary>
     public TimeSpan UpperElectionTimeout { get; init; } = TimeSpan.FromMilliseconds(300);
 
+    /// <summary>
+    /// How long a Raft request (a vote, a batch of entries, a whole snapshot) may take, on the sender's and on
+    /// the receiver's side; default 5 s. It must exceed the time to send and install a snapshot: a snapshot whose
+    /// installation outlasts it is installed on the follower but counted as failed by the leader, which then
+    /// resends it, and DotNext refuses a snapshot the follower already holds, so the follower would stay behind
+    /// until the leader takes its next snapshot.
+    /// </summary>
+    public TimeSpan RequestTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
     /// <summary>Where DotNext and the environment log to; none by default.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }
 
@@ -50,6 +59,8 @@ public sealed class ClusterNodeOptions
         if (Durability == DurabilityMode.InMemory)
             throw new ArgumentException("A cluster node keeps its environment on disk; use Safe or Lazy durability.", nameof(Durability));
         ArgumentOutOfRangeException.ThrowIfLessThan(SnapshotInterval, 1, nameof(SnapshotInterval));
+        if (RequestTimeout <= TimeSpan.Zero)
+            throw new ArgumentOutOfRangeException(nameof(RequestTimeout), RequestTimeout, "The request timeout must be positive.");
         if (LowerElectionTimeout <= TimeSpan.Zero || UpperElectionTimeout <= LowerElectionTimeout)
             throw new ArgumentOutOfRangeException(nameof(UpperElectionTimeout), $"Election timeouts must satisfy 0 < lower < upper; they are {LowerElectionTimeout} and {UpperElectionTimeout}.");
     }
