@@ -217,6 +217,9 @@ public sealed class ClusterNode : IAsyncDisposable
         {
             throw new ArgumentOutOfRangeException(nameof(consistency), consistency, "Unknown read consistency.");
         }
+        // The barrier waited until the entries were applied; their commits may still be on their way to visibility.
+        if (consistency == ReadConsistency.Linearizable)
+            await _stateMachine.WaitVisibleAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
         return ReadSnapshot(read);
     }
 

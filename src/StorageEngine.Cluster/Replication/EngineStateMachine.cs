@@ -21,6 +21,7 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
     private volatile StorageEnvironment _environment;
     private volatile BackupSnapshot? _snapshot;
     private Task _snapshotting = Task.CompletedTask;
+    private volatile Task _lastCommit = Task.CompletedTask;
     private long _appliedIndex;
     private bool _disposed;
 
@@ -90,6 +91,7 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
 
         var environment = _environment;
         Exception? refused = null;
+        Task commit;
         var transaction = await environment.BeginWriteAsync(token).ConfigureAwait(false);
         try
         {
@@ -105,27 +107,50 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
                 transaction = await environment.BeginWriteAsync(token).ConfigureAwait(false);
             }
             Replication.AppliedIndex.Write(transaction, index, entry.Term);
-            await transaction.CommitAsync().ConfigureAwait(false);
+            // The commit is sealed in memory here and becomes durable and visible in the background, so the next
+            // entry's transaction starts at once and commits in flight share journal writes. The client is answered,
+            // and linearizable reads read, only once it is visible (WaitVisibleAsync); the log keeps every entry
+            // after the last snapshot, so an entry whose commit a crash loses is applied again on restart.
+            commit = transaction.CommitAsync().AsTask();
         }
         finally
         {
             transaction.Dispose();
         }
+        _lastCommit = commit;
         Volatile.Write(ref _appliedIndex, index);
-
         if (refused is not null)
-        {
             _logger.LogWarning("Log entry {Index} was refused as a whole: {Reason}", index, refused.Message);
-            pending?.TrySetException(new ArgumentException($"The write was refused: {refused.Message}", refused));
-        }
-        else
-        {
-            pending?.TrySetResult(index);
-        }
+        if (pending is not null)
+            _ = AnswerWhenVisibleAsync(commit, pending, index, refused);
 
         if (index - (_snapshot?.Index ?? 0) >= SnapshotInterval && _snapshotting.IsCompleted)
+        {
+            // The backup must see this entry's commit, so it waits for it.
+            await commit.ConfigureAwait(false);
             _snapshotting = TakeSnapshotAsync(environment, index, entry.Term, environment.LastCommittedTransactionId);
+        }
         return index;
+    }
+
+    /// <summary>Completes when every entry applied so far is durable and visible to new read transactions.</summary>
+    public Task WaitVisibleAsync() => _lastCommit;
+
+    private static async Task AnswerWhenVisibleAsync(Task commit, PendingWrite pending, long index, Exception? refused)
+    {
+        try
+        {
+            await commit.ConfigureAwait(false);
+        }
+        catch (Exception e)
+        {
+            pending.TrySetException(new WriteOutcomeUnknownException($"The environment failed to commit log entry {index}: {e.Message}", e));
+            return;
+        }
+        if (refused is not null)
+            pending.TrySetException(new ArgumentException($"The write was refused: {refused.Message}", refused));
+        else
+            pending.TrySetResult(index);
     }
 
     public ValueTask ReclaimGarbageAsync(long watermark, CancellationToken token)
@@ -193,6 +218,7 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
     private async ValueTask<long> InstallSnapshotAsync(LogEntry entry, CancellationToken token)
     {
         await _snapshotting.ConfigureAwait(false);
+        await _lastCommit.ConfigureAwait(false);
         string path = Path.Combine(_snapshotDirectory, BackupSnapshot.FileName(entry.Index, entry.Term));
         string temporary = path + ".tmp";
         var file = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, FileOptions.Asynchronous);
@@ -226,7 +252,7 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
         _disposed = true;
         try
         {
-            _snapshotting.Wait(TimeSpan.FromSeconds(30));
+            Task.WaitAll([_snapshotting, _lastCommit], TimeSpan.FromSeconds(30));
         }
         catch (AggregateException)
         {
