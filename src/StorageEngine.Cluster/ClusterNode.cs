@@ -48,8 +48,8 @@ public sealed class ClusterNode : IAsyncDisposable
     /// <summary>The node's current Raft term.</summary>
     public long Term => _raft.Term;
 
-    /// <summary>The index of the last log entry the environment holds.</summary>
-    public long LastAppliedIndex => _stateMachine.LastAppliedIndex;
+    /// <summary>The index of the last log entry this node has applied (entries without a write, such as a new leader's first entry, apply as nothing).</summary>
+    public long LastAppliedIndex => _log.LastAppliedIndex;
 
     /// <summary>The index of the last log entry this node knows to be committed.</summary>
     public long CommitIndex => _log.LastCommittedEntryIndex;
