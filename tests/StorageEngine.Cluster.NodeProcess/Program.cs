@@ -28,6 +28,7 @@ var options = new ClusterNodeOptions
     Durability = args.Length > 4 && args[4] == "lazy" ? DurabilityMode.Lazy : DurabilityMode.Safe,
     LowerElectionTimeout = TimeSpan.FromMilliseconds(300),
     UpperElectionTimeout = TimeSpan.FromMilliseconds(600),
+    RequestTimeout = TimeSpan.FromSeconds(1),
     LoggerFactory = loggerFactory,
 };
 await using var node = await ClusterNode.StartAsync(options);

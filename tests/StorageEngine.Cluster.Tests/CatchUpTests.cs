@@ -35,7 +35,7 @@ public sealed class CatchUpTests(ITestOutputHelper output)
         if (kill) cluster.Kill(follower);
         else await cluster.StopNodeAsync(follower);
         long behind = (await cluster.StatusAsync(leader))!.Applied;
-        await using var load = new WriteLoad(cluster, clients: 8);
+        await using var load = new WriteLoad(cluster, clients: 16);
         await load.WaitForAcknowledgedAsync(Writes, TimeSpan.FromSeconds(120), cluster.Diagnostics);
         await load.StopAsync();
         var leaderStatus = (await cluster.StatusAsync(leader))!;

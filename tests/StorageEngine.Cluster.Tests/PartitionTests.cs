@@ -57,13 +57,15 @@ public sealed class PartitionTests(ITestOutputHelper output)
     {
         await using var cluster = await TestCluster.StartAsync();
         int old = await cluster.WaitForLeaderAsync(TimeSpan.FromSeconds(30));
+        var clock = System.Diagnostics.Stopwatch.StartNew();
         cluster.Pause(old);
         int current = await cluster.WaitForLeaderAsync(TimeSpan.FromSeconds(30), excluding: old);
+        output.WriteLine($"leader {old} frozen; node {current} seen leading after {clock.ElapsedMilliseconds} ms");
         await using (var client = cluster.NewClient(only: [current]))
             await client.WriteAsync(new WriteBatch().Put("t", "new-term", "1"));
 
         // Thawed, the old leader still believes it leads until it hears the new term; it must not acknowledge.
-        await using var stale = cluster.NewClient(TimeSpan.FromSeconds(4), old);
+        await using var stale = cluster.NewClient(TimeSpan.FromSeconds(2), old);
         var write = stale.WriteAsync(new WriteBatch().Put("t", "stale", "1"));
         cluster.Resume(old);
         bool acknowledged;
@@ -77,7 +79,9 @@ public sealed class PartitionTests(ITestOutputHelper output)
             acknowledged = false;
         }
 
+        output.WriteLine($"stale write answered at {clock.ElapsedMilliseconds} ms");
         await cluster.WaitForConvergenceAsync(TimeSpan.FromSeconds(60));
+        output.WriteLine($"converged at {clock.ElapsedMilliseconds} ms");
         await using (var client = cluster.NewClient())
         {
             string? seen = await client.GetAsync("t", "stale", ReadConsistency.Linearizable);

@@ -70,11 +70,8 @@ internal sealed class TestCluster : IAsyncDisposable
 
     public Task StopNodeAsync(int node) => _nodes[node]!.StopAsync();
 
-    public async Task StopAllAsync()
-    {
-        for (int i = 0; i < Size; i++)
-            if (IsRunning(i)) await StopNodeAsync(i);
-    }
+    public Task StopAllAsync() =>
+        Task.WhenAll(Enumerable.Range(0, Size).Where(IsRunning).Select(StopNodeAsync));
 
     public ClusterClient NewClient(TimeSpan? timeout = null, params int[] only) =>
         new((only.Length == 0 ? Members : only.Select(i => Members[i])).ToList()) { Timeout = timeout ?? TimeSpan.FromSeconds(10) };
