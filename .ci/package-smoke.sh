@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Package smoke test: packs StorageEngine and StorageEngine.Tool into a temporary folder feed with a unique
+# Package smoke test: packs StorageEngine, StorageEngine.Tool and StorageEngine.Cluster into a temporary folder feed with a unique
 # version, checks what the packages carry (README, license expression, XML docs, symbols, repository
 # commit), then does what a user does: builds and runs tests/PackageConsumer against the feed by
 # PackageReference, and installs the tool from the feed and runs it. Restores go to a fresh packages folder,
@@ -22,11 +22,18 @@ fail() { echo "package-smoke: FAIL: $*" >&2; exit 1; }
 echo "== dotnet pack (version $version) into $feed"
 dotnet pack src/StorageEngine -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Tool -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+dotnet pack src/StorageEngine.Cluster -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 
 package="$feed/StorageEngine.$version.nupkg"
 [ -f "$package" ] || fail "no $package"
 [ -f "$feed/StorageEngine.$version.snupkg" ] || fail "no symbol package (snupkg)"
 [ -f "$feed/StorageEngine.Tool.$version.nupkg" ] || fail "no tool package"
+cluster="$feed/StorageEngine.Cluster.$version.nupkg"
+[ -f "$cluster" ] || fail "no StorageEngine.Cluster package"
+unzip -l "$cluster" | grep -q " lib/net10.0/StorageEngine.Cluster.xml\$" || fail "StorageEngine.Cluster has no XML docs"
+cluster_nuspec="$(unzip -p "$cluster" StorageEngine.Cluster.nuspec)"
+grep -q "id=\"StorageEngine\" version=\"$version\"" <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on StorageEngine $version"
+grep -q 'id="DotNext.Net.Cluster"' <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on DotNext.Net.Cluster"
 contents="$(unzip -l "$package")"
 for entry in README.md lib/net10.0/StorageEngine.dll lib/net10.0/StorageEngine.xml; do
     grep -q " $entry\$" <<<"$contents" || fail "$entry is missing from the package"
@@ -73,4 +80,4 @@ code=$?
 set -e
 [ "$code" -eq 1 ] || fail "info on a missing path exited $code, not 1"
 grep -q "does not exist" <<<"$message" || fail "unclear message for a missing path: $message"
-echo "package-smoke: OK (StorageEngine $version, StorageEngine.Tool $version)"
+echo "package-smoke: OK (StorageEngine $version, StorageEngine.Tool $version, StorageEngine.Cluster $version)"

@@ -74,7 +74,7 @@ internal static class Bench
                 }
                 catch (Exception e) when (e is WriteOutcomeUnknownException or TimeoutException)
                 {
-                    Console.Error.WriteLine($"a write failed ({e.GetType().Name}); not counted");
+                    Console.Error.WriteLine($"a write failed, not counted: {e.GetType().Name}: {e.Message}");
                 }
             }
             lock (all) all.AddRange(mine);

@@ -9,6 +9,7 @@
 
 using System.Diagnostics;
 using System.Runtime.InteropServices;
+using Microsoft.Extensions.Logging;
 using StorageEngine.Cluster;
 
 ClusterMember[] members = [.. new[] { 0, 1, 2 }.Select(i => ClusterMember.Parse($"127.0.0.1:{7101 + i}/{7201 + i}"))];
@@ -53,8 +54,13 @@ async Task<int> RunNodeAsync(int index, string dataRoot)
     var stop = new TaskCompletionSource();
     using var term = PosixSignalRegistration.Create(PosixSignal.SIGTERM, c => { c.Cancel = true; stop.TrySetResult(); });
     using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, c => { c.Cancel = true; stop.TrySetResult(); });
+    // DotNext's warnings (elections, unreachable members) go to standard error.
+    using var logging = LoggerFactory.Create(builder => builder
+        .AddSimpleConsole(console => { console.SingleLine = true; console.TimestampFormat = "HH:mm:ss.fff "; })
+        .SetMinimumLevel(LogLevel.Warning));
     await using var node = await ClusterNode.StartAsync(new ClusterNodeOptions
     {
+        LoggerFactory = logging,
         Self = members[index],
         Members = members,
         DataDirectory = Path.Combine(dataRoot, $"node{index}"),

@@ -11,6 +11,9 @@ data="$(mktemp -d "${TMPDIR:-/tmp}/cluster-bench.XXXXXX")"
 declare -a pids
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$data"; }
 trap cleanup EXIT
-for i in 0 1 2; do dotnet "$app" node "$i" "$data" >/dev/null & pids[$i]=$!; done
+logs="${TMPDIR:-/tmp}/cluster-bench-logs"
+mkdir -p "$logs"
+for i in 0 1 2; do dotnet "$app" node "$i" "$data" >"$logs/node$i.log" 2>&1 & pids[$i]=$!; done
 until dotnet "$app" leader >/dev/null 2>&1; do sleep 0.3; done
 dotnet "$app" bench "$seconds"
+echo "(node logs: $logs)"
