@@ -139,8 +139,11 @@ public sealed class ClusterClient : IAsyncDisposable
                     case ResponseStatus.NotLeader:
                         string leader = Encoding.UTF8.GetString(body);
                         lastProblem = $"{member} is not the leader" + (leader.Length > 0 ? $" ({leader} is)" : " and knows none");
-                        MoveOn(leader.Length > 0 ? ClusterMember.Parse(leader) : null);
-                        if (leader.Length == 0) await Task.Delay(RetryPause, cancellationToken).ConfigureAwait(false);
+                        var known = leader.Length > 0 ? ClusterMember.Parse(leader) : null;
+                        MoveOn(known);
+                        // Pause unless the answer points at another member this client can try at once.
+                        if (known is null || IndexOf(known) < 0 || known.Equals(member))
+                            await Task.Delay(RetryPause, cancellationToken).ConfigureAwait(false);
                         continue;
                     case ResponseStatus.OutcomeUnknown:
                     case ResponseStatus.Failed when isWrite:

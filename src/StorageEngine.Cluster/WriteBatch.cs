@@ -12,8 +12,11 @@ namespace StorageEngine.Cluster;
 /// </summary>
 public sealed class WriteBatch
 {
-    /// <summary>The most bytes one batch may take in the log.</summary>
-    public const int MaxEncodedSize = 16 << 20;
+    /// <summary>
+    /// The most bytes one batch may take in the log (4 MiB). Every node applies a batch in one transaction, and a
+    /// transaction the engine cannot commit stops the node's log, so batches stay well inside what one commit holds.
+    /// </summary>
+    public const int MaxEncodedSize = 4 << 20;
 
     private readonly ArrayBufferWriter<byte> _operations = new();
 
