@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Package smoke test: packs StorageEngine, StorageEngine.Tool and StorageEngine.Cluster into a temporary folder feed with a unique
-# version, checks what the packages carry (README, license expression, XML docs, symbols, repository
-# commit), then does what a user does: builds and runs tests/PackageConsumer against the feed by
-# PackageReference, and installs the tool from the feed and runs it. Restores go to a fresh packages folder,
-# so no copy left in the machine's NuGet cache can stand in for the packages just made.
+# Package smoke test: packs StorageEngine, StorageEngine.Extensions.Hosting, StorageEngine.Tool and
+# StorageEngine.Cluster into a
+# temporary folder feed with a unique version, checks what the packages carry (README, license expression, XML
+# docs, symbols, repository commit), then does what a user does: builds and runs tests/PackageConsumer and
+# tests/HostingConsumer against the feed by PackageReference, and installs the tool from the feed and runs it.
+# Restores go to a fresh packages folder, so no copy left in the machine's NuGet cache can stand in for the
+# packages just made.
 # Usage: bash .ci/package-smoke.sh        (exits non-zero on the first failure)
 set -euo pipefail
 
@@ -22,12 +24,21 @@ fail() { echo "package-smoke: FAIL: $*" >&2; exit 1; }
 echo "== dotnet pack (version $version) into $feed"
 dotnet pack src/StorageEngine -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Tool -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+dotnet pack src/StorageEngine.Extensions.Hosting -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Cluster -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 
 package="$feed/StorageEngine.$version.nupkg"
 [ -f "$package" ] || fail "no $package"
 [ -f "$feed/StorageEngine.$version.snupkg" ] || fail "no symbol package (snupkg)"
 [ -f "$feed/StorageEngine.Tool.$version.nupkg" ] || fail "no tool package"
+hosting="$feed/StorageEngine.Extensions.Hosting.$version.nupkg"
+[ -f "$hosting" ] || fail "no hosting package"
+hosting_contents="$(unzip -l "$hosting")"
+for entry in README.md lib/net10.0/StorageEngine.Extensions.Hosting.dll lib/net10.0/StorageEngine.Extensions.Hosting.xml; do
+    grep -q " $entry\$" <<<"$hosting_contents" || fail "$entry is missing from the hosting package"
+done
+unzip -p "$hosting" StorageEngine.Extensions.Hosting.nuspec | grep -q "<dependency id=\"StorageEngine\" version=\"$version\"" \
+    || fail "the hosting package does not depend on StorageEngine $version"
 cluster="$feed/StorageEngine.Cluster.$version.nupkg"
 [ -f "$cluster" ] || fail "no StorageEngine.Cluster package"
 unzip -l "$cluster" | grep -q " lib/net10.0/StorageEngine.Cluster.xml\$" || fail "StorageEngine.Cluster has no XML docs"
@@ -65,6 +76,13 @@ dotnet run --project "$work/consumer/PackageConsumer.csproj" -c Release -p:Stora
     || fail "PackageConsumer failed"
 grep -rq "\"StorageEngine/$version\"" "$work/consumer/obj/project.assets.json" || fail "the consumer did not restore StorageEngine $version"
 
+echo "== build and run tests/HostingConsumer (the hosting package in a generic host) against the feed"
+mkdir -p "$work/hosting-consumer"
+cp "$repo"/tests/HostingConsumer/*.cs "$repo"/tests/HostingConsumer/*.csproj "$repo"/tests/HostingConsumer/Directory.Build.props "$work/hosting-consumer/"
+cp "$work/nuget.config" "$work/hosting-consumer/nuget.config"
+dotnet run --project "$work/hosting-consumer/HostingConsumer.csproj" -c Release -p:StorageEngineVersion="$version" \
+    || fail "HostingConsumer failed"
+
 echo "== install StorageEngine.Tool from the feed and run it"
 dotnet tool install StorageEngine.Tool --version "$version" --tool-path "$work/tools" --configfile "$work/nuget.config" >/dev/null
 tool="$work/tools/storageengine"
@@ -80,4 +98,4 @@ code=$?
 set -e
 [ "$code" -eq 1 ] || fail "info on a missing path exited $code, not 1"
 grep -q "does not exist" <<<"$message" || fail "unclear message for a missing path: $message"
-echo "package-smoke: OK (StorageEngine $version, StorageEngine.Tool $version, StorageEngine.Cluster $version)"
+echo "package-smoke: OK (StorageEngine $version, StorageEngine.Extensions.Hosting $version, StorageEngine.Tool $version, StorageEngine.Cluster $version)"

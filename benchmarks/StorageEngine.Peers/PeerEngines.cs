@@ -31,10 +31,11 @@ public static class PeerEngines
         static (dir, tier) => new SqliteStore(dir, tier),
         static () => "e_sqlite3 " + SqliteStore.LibraryVersion);
 
-    /// <summary>ESENT: Windows only, and ManagedEsent does not restore from the package source here.</summary>
+    /// <summary>ESENT through esent.dll (part of Windows): Windows only.</summary>
     public static PeerEngine Esent { get; } = new(
-        "esent", "Windows only; needs the ManagedEsent package, which the configured NuGet source lacks", PersistentTiers,
-        EsentStore.Probe, static (dir, tier) => new EsentStore(dir, tier));
+        "esent", "Windows only (esent.dll ships with Windows); run the benchmarks on Windows", PersistentTiers,
+        global::StorageEngine.Peers.Esent.EsentStore.Probe, static (dir, tier) => new global::StorageEngine.Peers.Esent.EsentStore(dir, tier),
+        static () => global::StorageEngine.Peers.Esent.EsentStore.LibraryVersion);
 
     /// <summary>
     /// ZoneTree, opened transactional so a batch is atomic at every tier: shared WAL synced per commit, shared WAL

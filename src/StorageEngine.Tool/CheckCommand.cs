@@ -29,8 +29,15 @@ internal static class CheckCommand
                     $"{Sizes.Count(report.PagesInUse)} pages in use, {Sizes.Count(report.FreePages)} free of {Sizes.Count(report.PageCount)}");
                 return ExitCodes.Success;
             }
-            context.Output.WriteLine($"{report.Problems.Count} problem{(report.Problems.Count == 1 ? "" : "s")}:");
-            foreach (var problem in report.Problems) context.Output.WriteLine("  " + problem);
+            var groups = ProblemGroups.Of(report.Problems);
+            int effects = groups.Sum(g => g.Effects.Count);
+            context.Output.WriteLine($"{groups.Count} problem{(groups.Count == 1 ? "" : "s")}" +
+                (effects == 0 ? ":" : $", with {effects} knock-on effect{(effects == 1 ? "" : "s")} listed under {(groups.Count == 1 ? "it" : "their cause")}:"));
+            foreach (var group in groups)
+            {
+                context.Output.WriteLine("  " + group.Cause);
+                foreach (var effect in group.Effects) context.Output.WriteLine("    then: " + effect);
+            }
             return ExitCodes.Unhealthy;
         }));
         return command;

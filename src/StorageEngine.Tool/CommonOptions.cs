@@ -16,9 +16,22 @@ internal static class CommonOptions
 
     public static Option<bool> Json() => new("--json") { Description = "Print JSON instead of text." };
 
-    public static Option<DumpEncoding> Encoding() => new("--encoding", "-e")
+    /// <summary>The names <c>--encoding</c> takes, as the help, the README and error messages spell them.</summary>
+    public static readonly string[] EncodingNames = ["base64", "text"];
+
+    public static Option<string> Encoding()
     {
-        Description = "How keys and values are written: base64 (lossless) or text (UTF-8; bytes that are not valid UTF-8 go to key64/value64 in base64).",
-        DefaultValueFactory = _ => DumpEncoding.Base64,
-    };
+        var option = new Option<string>("--encoding", "-e")
+        {
+            Description = "How keys and values are written: base64 (lossless) or text (UTF-8; bytes that are not valid UTF-8 go to key64/value64 in base64).",
+            DefaultValueFactory = _ => EncodingNames[0],
+            HelpName = string.Join('|', EncodingNames),
+        };
+        option.AcceptOnlyFromAmong(EncodingNames);
+        return option;
+    }
+
+    /// <summary>The encoding an <see cref="Encoding"/> option names.</summary>
+    public static DumpEncoding EncodingOf(string? name) =>
+        string.Equals(name, "text", StringComparison.Ordinal) ? DumpEncoding.Text : DumpEncoding.Base64;
 }

@@ -22,8 +22,10 @@ internal static class CompactCommand
             o.WriteLine($"  before  data file {Sizes.Bytes(before.DataFileBytes)} ({Sizes.Count(before.PageCount)} pages, {Sizes.Count(before.FreePages)} free), journal {Sizes.Bytes(before.JournalBytes)}");
             o.WriteLine($"  after   data file {Sizes.Bytes(copy.DataFileBytes)}, journal {Sizes.Bytes(copy.JournalBytes)}");
             long saved = before.DataFileBytes - copy.DataFileBytes;
-            if (before.DataFileBytes > 0)
+            if (saved > 0)
                 o.WriteLine($"  saved   {Sizes.Bytes(saved)} of the data file ({Sizes.Percent((double)saved / before.DataFileBytes)})");
+            else
+                o.WriteLine($"  saved   nothing: the source was already dense{(saved < 0 ? $" (the copy's data file is {Sizes.Bytes(-saved)} larger)" : "")}");
             return ToolApp.ReportTargetCheck(context, copy.TargetCheck);
         }));
         return command;

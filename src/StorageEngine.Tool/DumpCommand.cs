@@ -12,7 +12,11 @@ internal static class DumpCommand
         var trees = new Option<string[]>("--tree", "-t") { Description = "A tree to dump (repeatable); default all." };
         var output = new Option<string?>("--output", "-o") { Description = "File to write; default standard output." };
         var encoding = CommonOptions.Encoding();
-        var command = new Command("dump", "Write trees as JSON lines {\"tree\",\"key\",\"value\"} from one snapshot.") { path, trees, output, encoding };
+        var salvage = new Option<bool>("--salvage")
+        {
+            Description = "Skip damaged pages instead of stopping at the first: dump every entry on a readable page and list each damaged page on standard error (exit code 2 when there is one).",
+        };
+        var command = new Command("dump", "Write trees as JSON lines {\"tree\",\"key\",\"value\"} from one snapshot.") { path, trees, output, encoding, salvage };
         command.SetAction((result, cancel) => ToolApp.GuardAsync(context, () =>
         {
             using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
@@ -24,33 +28,39 @@ internal static class DumpCommand
                 if (!all.Contains(name))
                     throw new ToolException($"The environment has no tree named '{name}'. Its trees: {(all.Count == 0 ? "none" : string.Join(", ", all))}.");
             }
-            long total = selected.Sum(name => tx.OpenTree(name).Count);
+            bool salvaging = result.GetValue(salvage);
+            bool quiet = result.GetValue(CommonOptions.Quiet);
+            var run = new DumpRun(tx, selected, salvaging);
             string? file = result.GetValue(output);
             using var fileWriter = file is null ? null : new StreamWriter(file, append: false, new UTF8Encoding(false));
             var writer = fileWriter ?? context.Output;
-            var progress = context.Progress("dump", total, result.GetValue(CommonOptions.Quiet));
-            long done = 0;
-            using (var dump = new DumpWriter(writer, result.GetValue(encoding)))
+            var progress = context.Progress("dump", run.Total, quiet);
+            try
             {
-                foreach (var name in selected)
-                {
-                    var tree = tx.OpenTree(name);
-                    bool int64Keys = tree.Options == TreeOptions.Int64Keys;
-                    dump.WriteTree(name, tree.Options);
-                    using var cursor = tree.CreateCursor();
-                    for (bool more = cursor.First(); more; more = cursor.Next())
-                    {
-                        dump.WriteEntry(name, int64Keys, cursor.Key, cursor.Value);
-                        progress.Report(++done);
-                        if ((done & 4095) == 0) cancel.ThrowIfCancellationRequested();
-                    }
-                }
+                using (var dump = new DumpWriter(writer, CommonOptions.EncodingOf(result.GetValue(encoding))))
+                    run.WriteAll(dump, progress, cancel);
+                writer.Flush();
             }
-            writer.Flush();
+            catch (IOException) when (file is null)
+            {
+                progress.Complete();
+                context.Error.WriteLine($"Stopped after {Sizes.Count(run.Done)} of {Sizes.Count(run.Total)} entries: standard output was closed.");
+                return ExitCodes.OutputClosed;
+            }
+            catch (CorruptionException e) when (!salvaging)
+            {
+                progress.Complete();
+                throw new ToolException($"Stopped after {Sizes.Count(run.Done)} of {Sizes.Count(run.Total)} entries at a damaged page ({e.Problem}). " +
+                    "--salvage skips damaged pages and dumps everything else.");
+            }
             progress.Complete();
-            if (!result.GetValue(CommonOptions.Quiet))
-                context.Error.WriteLine($"Dumped {Sizes.Count(done)} entries of {Sizes.Count(selected.Length)} trees (transaction {tx.SnapshotId}){(file is null ? "" : $" to {file}")}.");
-            return ExitCodes.Success;
+            if (!quiet)
+                context.Error.WriteLine($"Dumped {Sizes.Count(run.Done)} {(run.Damaged.Count == 0 ? "" : $"of {Sizes.Count(run.Total)} ")}entries of " +
+                    $"{Sizes.Count(selected.Length)} trees (transaction {tx.SnapshotId}){(file is null ? "" : $" to {file}")}.");
+            if (run.Damaged.Count == 0) return ExitCodes.Success;
+            context.Error.WriteLine($"{run.DamagedCount} damaged page{(run.DamagedCount == 1 ? "" : "s")} skipped:");
+            foreach (var line in run.Damaged) context.Error.WriteLine("  " + line);
+            return ExitCodes.Unhealthy;
         }));
         return command;
     }

@@ -37,7 +37,25 @@ internal static class EnvironmentPaths
         }
         catch (StorageException e) when (e is not (CorruptionException or EnvironmentLockedException))
         {
-            throw new ToolException($"{e.Message} With this tool, loading nothing recovers it: storageengine load {path} --input /dev/null");
+            throw new ToolException($"{e.Message} Recover it first (this replays the journal and writes): storageengine recover {path}");
+        }
+    }
+
+    /// <summary>
+    /// Whether an existing environment was left by a crash and needs its journal replayed before a read-only open
+    /// can read it; null when it opens read-only as it is, else the engine's reason.
+    /// </summary>
+    public static string? RecoveryNeeded(string path)
+    {
+        string directory = EnvironmentDirectory(path);
+        try
+        {
+            using var env = Open(path, new StorageEnvironmentOptions { Path = directory, ReadOnly = true });
+            return null;
+        }
+        catch (StorageException e) when (e is not (CorruptionException or EnvironmentLockedException))
+        {
+            return e.Message;
         }
     }
 
@@ -71,7 +89,8 @@ internal static class EnvironmentPaths
         }
         catch (EnvironmentLockedException)
         {
-            throw new ToolException($"The environment '{path}' is in use: another process (or another instance) has it open. Close it and retry.");
+            throw new ToolException($"The environment '{path}' is in use: another process (or another instance) has it open. Close it and retry" +
+                " (a running application can back it up itself with StorageEnvironment.BackupAsync; see the tool's README).");
         }
         catch (CorruptionException e)
         {

@@ -12,6 +12,12 @@ internal static class ExitCodes
     /// <summary><c>check</c> ran and found problems.</summary>
     public const int Unhealthy = 2;
 
+    /// <summary>
+    /// Standard output was closed before the command finished writing (<c>dump | head</c>): what a shell reports for a
+    /// process that SIGPIPE ended.
+    /// </summary>
+    public const int OutputClosed = 141;
+
     /// <summary>Interrupted (Ctrl+C).</summary>
     public const int Cancelled = 130;
 }

@@ -19,13 +19,9 @@ internal static class InfoCommand
             var trees = tx.GetTreeNames().Select(name => (Name: name, Tree: tx.OpenTree(name))).ToList();
             if (result.GetValue(json))
             {
-                var document = new
-                {
-                    path = env.Directory,
-                    statistics = stats,
-                    trees = trees.Select(t => new { name = t.Name, int64Keys = t.Tree.Options == TreeOptions.Int64Keys, statistics = t.Tree.GetStatistics() }),
-                };
-                context.Output.WriteLine(JsonSerializer.Serialize(document, ToolApp.JsonOptions));
+                var document = new InfoDocument(env.Directory, stats,
+                    trees.Select(t => new InfoTreeDocument(t.Name, t.Tree.Options == TreeOptions.Int64Keys, t.Tree.GetStatistics())).ToList());
+                context.Output.WriteLine(JsonSerializer.Serialize(document, ToolJsonContext.Default.InfoDocument));
                 return ExitCodes.Success;
             }
             var o = context.Output;

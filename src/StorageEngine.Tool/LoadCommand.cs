@@ -19,12 +19,13 @@ internal static class LoadCommand
             if (file is not null && !File.Exists(file)) throw new ToolException($"The input file '{file}' does not exist.");
             using var reader = file is null ? null : new StreamReader(file);
             var lines = reader ?? context.Input;
-            var dumpEncoding = result.GetValue(encoding);
+            var dumpEncoding = CommonOptions.EncodingOf(result.GetValue(encoding));
             bool quiet = result.GetValue(CommonOptions.Quiet);
             long fileLength = file is null ? 0 : new FileInfo(file).Length;
             var progress = context.Progress("load", 0, quiet);
 
             using var env = EnvironmentPaths.OpenOrCreate(result.GetValue(path)!);
+            var countsBefore = EntryCounts(env);
             var tx = env.BeginWrite();
             var open = new Dictionary<string, Tree>(StringComparer.Ordinal);
             var touched = new HashSet<string>(StringComparer.Ordinal);
@@ -69,10 +70,22 @@ internal static class LoadCommand
                 tx.Dispose();
                 progress.Complete();
             }
-            context.Output.WriteLine($"Loaded {Sizes.Count(entries)} entries into {Sizes.Count(touched.Count)} trees from {Sizes.Count(lineNumber)} lines{(file is null ? "" : $" of {file} ({Sizes.Bytes(fileLength)})")}.");
+            // What the trees gained, not the lines read: a key put twice, or already present, adds nothing.
+            var countsAfter = EntryCounts(env);
+            long gained = touched.Sum(name => countsAfter.GetValueOrDefault(name) - countsBefore.GetValueOrDefault(name));
+            long replaced = entries - gained;
+            context.Output.WriteLine($"Loaded {Sizes.Count(gained)} new entries into {Sizes.Count(touched.Count)} trees from {Sizes.Count(lineNumber)} lines" +
+                $"{(file is null ? "" : $" of {file} ({Sizes.Bytes(fileLength)})")}: {Sizes.Count(entries)} entries read" +
+                $"{(replaced > 0 ? $", {Sizes.Count(replaced)} of them replaced the value of a key already present" : "")}.");
             return ExitCodes.Success;
         }));
         return command;
+    }
+
+    private static Dictionary<string, long> EntryCounts(StorageEnvironment env)
+    {
+        using var tx = env.BeginRead();
+        return tx.GetTreeNames().ToDictionary(name => name, name => tx.OpenTree(name).Count, StringComparer.Ordinal);
     }
 
     private static Tree TreeFor(WriteTransaction tx, Dictionary<string, Tree> open, DumpLine line)

@@ -11,7 +11,8 @@ internal sealed class ProgressReporter
 {
     private readonly TextWriter _error;
     private readonly string _activity;
-    private readonly long _total;
+    private long _total;
+    private string _unit = "entries";
     private readonly bool _enabled;
     private readonly bool _interactive;
     private readonly TimeSpan _interval;
@@ -32,13 +33,26 @@ internal sealed class ProgressReporter
     public void Report(long done)
     {
         if (!_enabled || (done & 1023) != 0) return;
+        Draw(done);
+    }
+
+    /// <summary>Reports <paramref name="done"/> of <paramref name="total"/> <paramref name="unit"/>, for work reported in chunks.</summary>
+    public void Report(long done, long total, string unit)
+    {
+        _total = total;
+        _unit = unit;
+        if (_enabled) Draw(done);
+    }
+
+    private void Draw(long done)
+    {
         long now = Stopwatch.GetTimestamp();
         if (Stopwatch.GetElapsedTime(_lastReport, now) < _interval) return;
         _lastReport = now;
         string percent = _total > 0 ? string.Create(CultureInfo.InvariantCulture, $"{Math.Min(100, 100.0 * done / _total):0}% ") : "";
         string text = _total > 0
-            ? string.Create(CultureInfo.InvariantCulture, $"{_activity}: {percent}({done:N0} of {_total:N0} entries)")
-            : string.Create(CultureInfo.InvariantCulture, $"{_activity}: {done:N0} entries");
+            ? string.Create(CultureInfo.InvariantCulture, $"{_activity}: {percent}({done:N0} of {_total:N0} {_unit})")
+            : string.Create(CultureInfo.InvariantCulture, $"{_activity}: {done:N0} {_unit}");
         if (_interactive)
         {
             _error.Write("\r" + text.PadRight(79));

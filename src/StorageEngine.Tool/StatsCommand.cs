@@ -7,9 +7,6 @@ namespace StorageEngine.Tool;
 /// <summary><c>stats</c>: scans every entry for key and value sizes and how full the pages are.</summary>
 internal static class StatsCommand
 {
-    private sealed record TreeSizes(string Name, long Entries, int Depth, long BranchPages, long LeafPages, long OverflowPages,
-        long KeyMin, long KeyMax, long KeyBytes, long ValueMin, long ValueMax, long ValueBytes, double Fill);
-
     public static Command Create(ToolContext context)
     {
         var path = CommonOptions.EnvironmentPath();
@@ -46,7 +43,7 @@ internal static class StatsCommand
             var stats = env.GetStatistics();
             if (result.GetValue(json))
             {
-                context.Output.WriteLine(JsonSerializer.Serialize(new { statistics = stats, trees = rows }, ToolApp.JsonOptions));
+                context.Output.WriteLine(JsonSerializer.Serialize(new StatsDocument(stats, rows), ToolJsonContext.Default.StatsDocument));
                 return ExitCodes.Success;
             }
             var table = new TextTable("TREE", "ENTRIES", "KEY MIN/AVG/MAX", "VALUE MIN/AVG/MAX", "PAYLOAD", "PAGES B/L/O", "DEPTH", "FILL");

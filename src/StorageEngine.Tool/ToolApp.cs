@@ -1,18 +1,16 @@
 using System.CommandLine;
-using System.Text.Json;
 
 namespace StorageEngine.Tool;
 
 /// <summary>The command line of the <c>storageengine</c> tool, runnable in-process.</summary>
 internal static class ToolApp
 {
-    public static readonly JsonSerializerOptions JsonOptions = new(JsonSerializerDefaults.Web) { WriteIndented = true };
-
     /// <summary>Runs the tool; returns the process exit code (see <see cref="ExitCodes"/>).</summary>
-    public static int Run(string[] args, TextReader input, TextWriter output, TextWriter error, bool interactive = false, bool handleCtrlC = false)
+    public static int Run(string[] args, TextReader input, TextWriter output, TextWriter error, bool interactive = false, bool handleCtrlC = false,
+        Func<Stream>? standardOutput = null, Func<Stream>? standardInput = null)
     {
-        var context = new ToolContext(input, output, error, interactive);
-        var root = new RootCommand("Inspect, verify, export, import, compact and back up StorageEngine environments.")
+        var context = new ToolContext(input, output, error, interactive, standardOutput, standardInput);
+        var root = new RootCommand("Inspect, verify, recover, export, import, compact, back up and restore StorageEngine environments.")
         {
             InfoCommand.Create(context),
             StatsCommand.Create(context),
@@ -21,6 +19,8 @@ internal static class ToolApp
             LoadCommand.Create(context),
             CompactCommand.Create(context),
             BackupCommand.Create(context),
+            RestoreCommand.Create(context),
+            RecoverCommand.Create(context),
         };
         root.Options.Add(CommonOptions.Quiet);
         var configuration = new InvocationConfiguration

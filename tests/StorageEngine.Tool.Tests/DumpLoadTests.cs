@@ -14,7 +14,7 @@ public sealed class DumpLoadTests : ToolTestBase
         Run("dump", source, "--encoding", encoding, "--output", file).AssertSuccess();
         var loaded = Run("load", PathOf("copy"), "--encoding", encoding, "--input", file).AssertSuccess();
 
-        Assert.Contains("Loaded 507 entries into 4 trees", loaded.Output);
+        Assert.Contains("Loaded 507 new entries into 4 trees", loaded.Output);
         Assert.Equal(Contents(source), Contents(PathOf("copy")));
     }
 

@@ -25,6 +25,15 @@ public abstract class ToolTestBase : IDisposable
         return new ToolResult(code, output.ToString(), error.ToString());
     }
 
+    /// <summary>Runs the tool with standard output (text and bytes) and standard input (bytes) given.</summary>
+    protected static ToolResult RunWithStreams(TextWriter output, Stream? binaryOutput, Stream? binaryInput, params string[] args)
+    {
+        var error = new StringWriter();
+        int code = ToolApp.Run(args, new StringReader(""), output, error,
+            standardOutput: binaryOutput is null ? null : () => binaryOutput, standardInput: binaryInput is null ? null : () => binaryInput);
+        return new ToolResult(code, output.ToString() ?? "", error.ToString());
+    }
+
     /// <summary>An environment with a text tree, a binary tree, an integer-key tree and an empty tree.</summary>
     protected string CreateSampleEnvironment(string name, int textEntries = 500)
     {
@@ -41,6 +50,28 @@ public abstract class ToolTestBase : IDisposable
         tx.CreateTree("empty");
         tx.Commit();
         return path;
+    }
+
+    /// <summary>
+    /// Copies the files of an open environment after a commit that no checkpoint covers yet: what a crash leaves,
+    /// an environment whose journal must be replayed.
+    /// </summary>
+    protected string CreateEnvironmentNeedingRecovery(string name)
+    {
+        string live = PathOf(name + "-live");
+        string copy = PathOf(name);
+        Directory.CreateDirectory(copy);
+        using var env = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = live, CheckpointInterval = TimeSpan.FromHours(1) });
+        using (var tx = env.BeginWrite())
+        {
+            tx.CreateTree("t").Put("k"u8, "v"u8);
+            tx.Commit();
+        }
+        // The live LOCK file is held; a crashed environment keeps an empty one.
+        foreach (var file in Directory.GetFiles(live))
+            if (Path.GetFileName(file) != "LOCK") File.Copy(file, Path.Combine(copy, Path.GetFileName(file)));
+        File.WriteAllBytes(Path.Combine(copy, "LOCK"), []);
+        return copy;
     }
 
     /// <summary>Every tree, its options and entries, as a comparable text.</summary>

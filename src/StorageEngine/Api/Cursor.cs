@@ -10,28 +10,47 @@ namespace StorageEngine;
 public sealed class Cursor : IDisposable
 {
     private readonly Transaction _transaction;
+    private readonly Tree _tree;
     private readonly TreeCursor _cursor;
     private readonly KeyRange _range;
+    private readonly bool _writable;
     private bool _disposed;
     private bool _positioned;
+    // In a read transaction, which does not guard its operations (see Transaction.Enter), the cursor guards its
+    // own state: two threads moving one cursor at once could step it off its page.
+    private OperationGuard _guard = new();
 
-    internal Cursor(Transaction transaction, TreeCursor cursor, KeyRange range)
+    internal Cursor(Transaction transaction, Tree tree, TreeCursor cursor, KeyRange range)
     {
         _transaction = transaction;
+        _tree = tree;
         _cursor = cursor;
         _range = range;
+        _writable = transaction.IsWritable;
     }
 
     /// <summary>True when the cursor stands on an entry.</summary>
-    public bool IsValid => !_disposed && _transaction.IsActive && _positioned && _cursor.IsValid;
+    public bool IsValid => !_disposed && _transaction.IsActive && !_tree.IsDropped && _positioned && _cursor.IsValid;
 
     /// <summary>The key under the cursor.</summary>
     public ReadOnlySpan<byte> Key
     {
         get
         {
-            ThrowIfUnpositioned();
-            return _cursor.Key;
+            bool asOwner = EnterPositioned(Operations.CursorKey);
+            try
+            {
+                return _cursor.Key;
+            }
+            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorKey, e))
+            {
+                throw;
+            }
+            finally
+            {
+                Exit(asOwner);
+            }
         }
     }
 
@@ -43,40 +62,80 @@ public sealed class Cursor : IDisposable
     {
         get
         {
-            ThrowIfUnpositioned();
-            return _cursor.Value;
+            bool asOwner = EnterPositioned(Operations.CursorValue);
+            try
+            {
+                return _cursor.Value;
+            }
+            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorValue, e))
+            {
+                throw;
+            }
+            finally
+            {
+                Exit(asOwner);
+            }
         }
     }
+
+    /// <summary>For <c>foreach</c>: every entry of the range from the first, allocation-free (see <see cref="CursorEnumerator"/>).</summary>
+    public CursorEnumerator GetEnumerator() => new(this, ownsCursor: false);
 
     /// <summary>Moves to the first entry of the range.</summary>
     public bool First()
     {
-        ThrowIfUnusable();
-        bool found = _range.Start is null ? _cursor.First() : SeekRaw(_range.Start);
-        return Bound(found);
+        bool asOwner = Enter(Operations.CursorFirst);
+        try
+        {
+            return FirstCore();
+        }
+        catch (Exception e) when (Fail(Operations.CursorFirst, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>Moves to the last entry of the range.</summary>
     public bool Last()
     {
-        ThrowIfUnusable();
-        bool found;
-        if (_range.End is null) found = _cursor.Last();
-        else
+        bool asOwner = Enter(Operations.CursorLast);
+        try
         {
-            // The last key below End: seek End, then step back once.
-            SeekRaw(_range.End);
-            found = _cursor.IsValid ? _cursor.Previous() : _cursor.Last();
+            return LastCore();
         }
-        return Bound(found);
+        catch (Exception e) when (Fail(Operations.CursorLast, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>Moves to the first entry whose key is >= <paramref name="key"/> (and in the range).</summary>
+    /// <exception cref="ArgumentException">The key is one that <see cref="Tree.Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> would refuse.</exception>
     public bool Seek(ReadOnlySpan<byte> key)
     {
-        ThrowIfUnusable();
-        if (_range.Start is not null && key.SequenceCompareTo(_range.Start) < 0) return First();
-        return Bound(SeekRaw(key));
+        bool asOwner = EnterWithKey(Operations.CursorSeek, key);
+        try
+        {
+            if (_range.Start is not null && key.SequenceCompareTo(_range.Start) < 0) return FirstCore();
+            return Bound(SeekRaw(key));
+        }
+        catch (Exception e) when (Fail(Operations.CursorSeek, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>Moves to the first entry whose integer key is >= <paramref name="key"/>.</summary>
@@ -88,27 +147,80 @@ public sealed class Cursor : IDisposable
     }
 
     /// <summary>Moves to the last entry whose key is &lt;= <paramref name="key"/> (and in the range).</summary>
+    /// <exception cref="ArgumentException">The key is one that <see cref="Tree.Put(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> would refuse.</exception>
     public bool SeekAtOrBefore(ReadOnlySpan<byte> key)
     {
-        ThrowIfUnusable();
-        if (_range.End is not null && key.SequenceCompareTo(_range.End) >= 0) return Last();
-        bool exact = _cursor.Seek(key);
-        bool found = exact || (_cursor.IsValid ? _cursor.Previous() : _cursor.Last());
-        return Bound(found);
+        bool asOwner = EnterWithKey(Operations.CursorSeekAtOrBefore, key);
+        try
+        {
+            if (_range.End is not null && key.SequenceCompareTo(_range.End) >= 0) return LastCore();
+            bool exact = _cursor.Seek(key);
+            bool found = exact || (_cursor.IsValid ? _cursor.Previous() : _cursor.Last());
+            return Bound(found);
+        }
+        catch (Exception e) when (Fail(Operations.CursorSeekAtOrBefore, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>Moves to the next entry in key order.</summary>
     public bool Next()
     {
-        ThrowIfUnusable();
-        return Bound(_cursor.Next());
+        bool asOwner = Enter(Operations.CursorNext);
+        try
+        {
+            return Bound(_cursor.Next());
+        }
+        catch (Exception e) when (Fail(Operations.CursorNext, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>Moves to the previous entry in key order.</summary>
     public bool Previous()
     {
-        ThrowIfUnusable();
-        return Bound(_cursor.Previous());
+        bool asOwner = Enter(Operations.CursorPrevious);
+        try
+        {
+            return Bound(_cursor.Previous());
+        }
+        catch (Exception e) when (Fail(Operations.CursorPrevious, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
+    }
+
+    private bool FirstCore()
+    {
+        bool found = _range.Start is null ? _cursor.First() : SeekRaw(_range.Start);
+        return Bound(found);
+    }
+
+    private bool LastCore()
+    {
+        bool found;
+        if (_range.End is null) found = _cursor.Last();
+        else
+        {
+            // The last key below End: seek End, then step back once.
+            SeekRaw(_range.End);
+            found = _cursor.IsValid ? _cursor.Previous() : _cursor.Last();
+        }
+        return Bound(found);
     }
 
     private bool SeekRaw(ReadOnlySpan<byte> key)
@@ -120,19 +232,71 @@ public sealed class Cursor : IDisposable
     // An unbounded range (the common case) needs no key: skip making one on every move.
     private bool Bound(bool found) => _positioned = found && (_range.IsAll || _range.Contains(_cursor.Key));
 
-    private void ThrowIfUnusable()
+    /// <summary>
+    /// Begins an operation: enters the transaction (a write transaction refuses a second thread), or in a read
+    /// transaction claims the cursor itself; then checks that the cursor and its tree can be used. A cursor on a
+    /// tree deleted in its transaction is refused here, before it reads pages the deletion freed.
+    /// </summary>
+    private bool Enter(string operation)
     {
         if (_disposed) ThrowDisposed();
-        _transaction.ThrowIfInactive();
+        bool asOwner = _transaction.Enter(operation);
+        if (!_writable)
+        {
+            int thread = System.Environment.CurrentManagedThreadId;
+            asOwner = _guard.TryEnter(thread, out int inside);
+            if (inside != 0) ThrowMoving(operation, inside, thread);
+        }
+        // Only a write transaction deletes trees.
+        if (_writable && _tree.IsDropped)
+        {
+            Exit(asOwner);
+            ThrowDropped();
+        }
+        return asOwner;
+    }
+
+    private bool EnterWithKey(string operation, ReadOnlySpan<byte> key)
+    {
+        bool asOwner = Enter(operation);
+        if (_tree.InvalidKey(key) is { } invalid)
+        {
+            Exit(asOwner);
+            throw invalid;
+        }
+        return asOwner;
+    }
+
+    private bool EnterPositioned(string operation)
+    {
+        bool asOwner = Enter(operation);
+        if (!_positioned || !_cursor.IsValid)
+        {
+            Exit(asOwner);
+            ThrowNotOnEntry();
+        }
+        return asOwner;
+    }
+
+    /// <summary>Leaves the transaction (write transactions) or the cursor's own guard (read transactions).</summary>
+    private void Exit(bool asOwner)
+    {
+        if (_writable) _transaction.Exit(asOwner);
+        else _guard.Exit(asOwner);
+    }
+
+    private bool Fail(string operation, Exception error) => _transaction.Fail(operation, error);
+
+    private void ThrowDropped() =>
+        throw new InvalidOperationException($"The tree '{_tree.Name}' was deleted in this transaction; its cursors can no longer be used.");
+
+    private static void ThrowMoving(string operation, int moving, int thread)
+    {
+        if (moving == OperationGuard.Closed) ThrowDisposed();
+        throw new InvalidOperationException($"{operation} was called on thread {thread} while thread {moving} was moving the same cursor; a cursor is for one thread at a time.");
     }
 
     private static void ThrowDisposed() => throw new ObjectDisposedException(nameof(Cursor));
-
-    private void ThrowIfUnpositioned()
-    {
-        ThrowIfUnusable();
-        if (!_positioned || !_cursor.IsValid) ThrowNotOnEntry();
-    }
 
     private static void ThrowNotOnEntry() =>
         throw new InvalidOperationException("The cursor is not on an entry; a move returned false or none was made.");

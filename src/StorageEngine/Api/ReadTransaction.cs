@@ -13,7 +13,7 @@ public sealed class ReadTransaction : Transaction
     private readonly int _slot;
 
     internal ReadTransaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages, int slot)
-        : base(environment, snapshot, pages) => _slot = slot;
+        : base(environment, snapshot, pages, guarded: false) => _slot = slot;
 
     /// <inheritdoc />
     public override bool IsWritable => false;

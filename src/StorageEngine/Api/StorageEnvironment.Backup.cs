@@ -25,6 +25,7 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(destination);
         cancellationToken.ThrowIfCancellationRequested();
+        using var activity = Common.EngineInstruments.StartBackup(Directory);
         using var read = BeginRead();
         // The backup copies pages from the mapping: pages still awaiting a checkpoint go to the file first.
         WriteOutUnwrittenPages();

@@ -88,6 +88,7 @@ public sealed partial class StorageEnvironment
             try
             {
                 WriteGroup(_group);
+                Common.EngineInstruments.GroupWritten(_group.Count);
             }
             catch (Exception e)
             {
@@ -332,12 +333,39 @@ public sealed partial class StorageEnvironment
             long took = System.Diagnostics.Stopwatch.GetTimestamp() - started;
             long average = Volatile.Read(ref _journalWriteTicks);
             Volatile.Write(ref _journalWriteTicks, average == 0 ? took : average + (took - average) / 8);
+            if (!_journalMarked) MarkJournalInUse(file);
             return file;
         }
         catch (Exception e)
         {
-            _writeFailure = e;
+            RecordWriteFailure(e, "A commit's journal write", replace: true);
             throw;
+        }
+    }
+
+    // Whether the header records that this session has written journal records (a Safe session's first write sets it).
+    private bool _journalMarked;
+
+    /// <summary>
+    /// After a Safe session's first journal write, before its commits are acknowledged: the header records that the
+    /// journal holds the session's records from <paramref name="journalFile"/> on, so that an open can tell a journal
+    /// overwritten with zeros from one a crash left before its first record (see
+    /// <see cref="Paging.DataFileHeaderFlags.JournalInUse"/>). One header write and sync per session. A Lazy
+    /// session's records may not survive a power loss that the header survives, so it records nothing.
+    /// </summary>
+    private void MarkJournalInUse(long journalFile)
+    {
+        if (_options.Durability != DurabilityMode.Safe)
+        {
+            _journalMarked = true;
+            return;
+        }
+        lock (_checkpointLock)
+        {
+            if (_filesClosed) return;
+            if ((Header.Flags & Paging.DataFileHeaderFlags.JournalInUse) == 0)
+                Header = EnvironmentFiles.MarkJournalInUse(_data.File, Header, journalFile);
+            _journalMarked = true;
         }
     }
 
@@ -355,7 +383,7 @@ public sealed partial class StorageEnvironment
         catch (Exception e)
         {
             // The records are durable, so recovery will apply them; this process can no longer write safely.
-            _writeFailure = e;
+            RecordWriteFailure(e, "Writing a journaled commit's pages into the data file", replace: true);
             throw new StorageException("The commit is in the journal but writing its pages to the data file failed; reopen the environment to recover.", e);
         }
     }
@@ -385,6 +413,7 @@ public sealed partial class StorageEnvironment
     /// <summary>Lets the next writer in; a committed transaction still counts as open until it is durable.</summary>
     internal void ReleaseWriteLock()
     {
+        Volatile.Write(ref _syncWriter, null);
         Interlocked.Decrement(ref _writersInFlight);
         _writeLock.Release();
     }

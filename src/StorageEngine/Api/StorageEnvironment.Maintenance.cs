@@ -190,7 +190,7 @@ public sealed partial class StorageEnvironment
                 }
                 catch (Exception e)
                 {
-                    _logger.LogWarning(e, "Closing the partial compaction destination {Path} failed; removing it anyway.", target);
+                    Common.EngineLog.CompactionDestinationCloseFailed(_logger, e, target);
                 }
             }
             RemovePartialCopy(fs, target, existed);
@@ -215,7 +215,7 @@ public sealed partial class StorageEnvironment
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            _logger.LogWarning(e, "Could not remove the partial compaction destination {Path}.", target);
+            Common.EngineLog.CompactionDestinationRemovalFailed(_logger, e, target);
         }
     }
 

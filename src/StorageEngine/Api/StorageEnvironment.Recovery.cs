@@ -19,31 +19,43 @@ public sealed partial class StorageEnvironment
         {
             if (_filesClosed) return;
             long started = System.Diagnostics.Stopwatch.GetTimestamp();
+            // The new session's first file (a spare renamed, or a new one preallocated) exists before the header
+            // names the session: an unclean header names a journal file that exists (see EnvironmentFiles.Opened).
+            // On a full disk there may be no room for a new one until the crashed session's files are retired,
+            // which only the new header allows: then it is opened after them, as the first commit would.
+            bool firstFileOpen = false;
+            try
+            {
+                _journal!.OpenFirstFile();
+                firstFileOpen = true;
+            }
+            catch (IOException e)
+            {
+                Common.EngineLog.FirstJournalFileDeferred(_logger, e);
+            }
             try
             {
                 Header = EnvironmentFiles.FinishRecovery(_data.File, Header, state, nextJournal, lazy, sessionId);
             }
             catch (Exception e)
             {
-                _writeFailure ??= e;
-                _logger.LogError(e, "Syncing the recovered pages failed; writes are refused until the environment is reopened, which recovers again from the journal.");
+                RecordWriteFailure(e, "Syncing the pages recovered from the journal into the data file");
+                Common.EngineLog.RecoverySyncFailed(_logger, e);
                 throw;
             }
             int retired = 0;
             try
             {
                 retired = _journal!.RetireBelow(nextJournal);
-                // The new session's first file: a retired one renamed, or a new one preallocated (which takes a while).
-                _journal.OpenFirstFile();
+                if (!firstFileOpen) _journal.OpenFirstFile();
             }
             catch (IOException e)
             {
                 // The header already names the new session: what is left is tidying, which later checkpoints
                 // and the first commit retry.
-                _logger.LogWarning(e, "Retiring the recovered journal or preparing the new session's first journal file failed; later checkpoints and the first commit try again.");
+                Common.EngineLog.RecoveryTidyingFailed(_logger, e);
             }
-            _logger.LogDebug("Recovered pages synced and new session started in {Elapsed} ms; {Retired} journal files retired.",
-                System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            Common.EngineLog.RecoveredPagesSynced(_logger, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
     }
 
@@ -104,8 +116,7 @@ public sealed partial class StorageEnvironment
                 foreach (var run in sealedPages) run.Release(_pool);
             }
             _freeSpace.Commit(snapshot.TransactionId);
-            _logger.LogWarning("The last session ran in Lazy mode and did not close cleanly; rebuilt the free-space map from the trees ({Changed} pages corrected) in {Elapsed} ms.",
-                changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+            Common.EngineLog.FreeSpaceRebuilt(_logger, changed, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
         }
         catch
         {

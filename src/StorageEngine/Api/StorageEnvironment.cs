@@ -28,6 +28,8 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly StorageEnvironmentOptions _options;
     private readonly IFileSystem _fileSystem;
     private readonly IDisposable _lock;
+    // This process's record of the lock (see HeldLocks), released with it.
+    private readonly IDisposable _heldLock;
     private readonly ILogger _logger;
     private readonly DataFile _data;
     private readonly JournalWriter? _journal;
@@ -72,7 +74,10 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _openTransactions;
     private int _disposeRequested;
     private int _closed;
+    // The failure that stopped writes, and what failed (a commit's journal write, a checkpoint, ...).
     private Exception? _writeFailure;
+    private string? _writeFailureSource;
+    private readonly object _writeFailureLock = new();
     private long _checkpointedTransactionId;
 
     private StorageEnvironment(StorageEnvironmentOptions options)
@@ -81,8 +86,7 @@ public sealed partial class StorageEnvironment : IDisposable
         _logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine");
         bool inMemory = options.Durability == DurabilityMode.InMemory;
         _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem(simulatesPowerLoss: false) : new OsFileSystem());
-        string directory = inMemory && options.FileSystem is null ? "/memory" : options.Path
-            ?? throw new ArgumentException("StorageEnvironmentOptions.Path is required unless Durability is InMemory.", nameof(options));
+        string directory = ResolveDirectory(options, _fileSystem);
         if (!PageSizes.IsValid(options.PageSize))
             throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
         if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
@@ -92,12 +96,25 @@ public sealed partial class StorageEnvironment : IDisposable
         if (options.ReadOnly) ValidateReadOnlyOpen(options, directory);
         else _fileSystem.CreateDirectory(directory);
         string lockFile = Path.Combine(directory, EnvironmentFiles.LockFileName);
-        _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
+        try
+        {
+            _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
+        }
+        catch (EnvironmentLockedException e)
+        {
+            throw new EnvironmentLockedException(lockFile, HeldLocks.IsHeld(_fileSystem, lockFile), e);
+        }
+        _heldLock = HeldLocks.Record(_fileSystem, lockFile);
         EnvironmentFiles.Opened? opened = null;
         try
         {
             opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
-                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly);
+                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly, options.AcceptJournalLoss,
+                file =>
+                {
+                    if (!file.TryLockEnvironment(shared: options.ReadOnly, out string? holder))
+                        throw EnvironmentLockedException.ForDataFile(file.Path, lockFile, options.ReadOnly, holder);
+                });
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
@@ -118,19 +135,20 @@ public sealed partial class StorageEnvironment : IDisposable
             if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
                 throw loader.Corruption(bitmapPage, $"the free-space bitmap marks page {past} free, past the {opened.State.PageCount} pages of the file: it is newer than the recovered transaction {opened.State.TransactionId} (journal records lost?).");
             _checkpointedTransactionId = opened.State.TransactionId;
-            if (opened.NeedsFreeSpaceRebuild)
-            {
-                RebuildFreeSpace();
-                Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
-                    options.Durability == DurabilityMode.Lazy, EnvironmentFiles.NewSessionId());
-            }
+            if (opened.NeedsFreeSpaceRebuild) RebuildFreeSpace();
             if (!inMemory && !options.ReadOnly)
             {
-                // After a replay the new session's id is chosen now, but the header names it only once the
-                // replayed pages are synced, in the background: the first journal write waits for that.
-                long sessionId = opened.SessionPending ? EnvironmentFiles.NewSessionId() : Header.SessionId;
+                // The new session's first journal file exists before the header names the session (see
+                // EnvironmentFiles.Opened): now, or after a replay once the replayed pages are synced, in the
+                // background (the first journal write waits for that).
+                long sessionId = EnvironmentFiles.NewSessionId();
                 _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, sessionId, PageSize, options.JournalFileSize,
                     options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
+                if (!opened.SessionPending)
+                {
+                    Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
+                        options.Durability == DurabilityMode.Lazy, sessionId);
+                }
                 if (opened.SessionPending)
                 {
                     // Its own thread, not the thread pool's: the first commit waits for it, and an application
@@ -142,15 +160,15 @@ public sealed partial class StorageEnvironment : IDisposable
                 else
                 {
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
-                    if (retired > 0) _logger.LogDebug("Retired {Count} journal files after opening.", retired);
+                    if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
                 }
                 _unwritten = new UnwrittenPages(() => Volatile.Read(ref _current).TransactionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
-            _logger.LogInformation("Opened environment {Path} at transaction {TransactionId} ({Pages} pages, durability {Durability}).",
-                directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
+            EnvironmentGauges.Register(this);
+            EngineLog.EnvironmentOpened(_logger, directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
         catch
         {
@@ -162,6 +180,7 @@ public sealed partial class StorageEnvironment : IDisposable
             _pool?.Dispose();
             _scratch?.Free();
             _lock.Dispose();
+            _heldLock.Dispose();
             throw;
         }
     }
@@ -172,7 +191,17 @@ public sealed partial class StorageEnvironment : IDisposable
     public static StorageEnvironment Open(StorageEnvironmentOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
-        return new StorageEnvironment(options.Clone());
+        var copy = options.Clone();
+        try
+        {
+            return new StorageEnvironment(copy);
+        }
+        catch (Exception e) when (IsDiskFull(e) && GiveBackSpareJournalFiles(copy))
+        {
+            // The spare journal files are the engine's own reserve: a recovery must not fail for want of the space
+            // they hold. They are gone now; the open starts again from the unchanged header.
+            return new StorageEnvironment(copy);
+        }
     }
 
     /// <summary>Opens (creating if needed) the environment in <paramref name="path"/> with default options.</summary>
@@ -240,6 +269,11 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>) while another one runs.
     /// </summary>
     /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// This thread already holds the write transaction: it began it with BeginWrite, and no other thread has used
+    /// it since. Thrown once the transaction has stayed so for a moment (a transaction handed to another thread to
+    /// commit is waited for), not after the whole timeout.
+    /// </exception>
     public WriteTransaction BeginWrite(TimeSpan? timeout = null)
     {
         ThrowIfReadOnly("start a write transaction");
@@ -249,10 +283,12 @@ public sealed partial class StorageEnvironment : IDisposable
         bool locked = false;
         try
         {
-            locked = _writeLock.Wait(timeout ?? _options.WriteTimeout);
-            if (!locked)
-                throw new TimeoutException($"Another write transaction held the environment for longer than {(timeout ?? _options.WriteTimeout).TotalSeconds:0.###} s; only one writer runs at a time.");
-            return CreateWriteTransaction();
+            var wait = timeout ?? _options.WriteTimeout;
+            locked = _writeLock.Wait(0) || WaitForWriteLock(wait);
+            if (!locked) throw WriteLockTimeout(wait);
+            var writer = CreateWriteTransaction();
+            ClaimForFlow(writer);
+            return writer;
         }
         catch
         {
@@ -263,7 +299,11 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>Starts the write transaction once the running one (if any) ends, without blocking a thread.</summary>
+    /// <summary>
+    /// Starts the write transaction once the running one (if any) ends, without blocking a thread, waiting up to
+    /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>.
+    /// </summary>
+    /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
     public async ValueTask<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
     {
         ThrowIfReadOnly("start a write transaction");
@@ -274,8 +314,7 @@ public sealed partial class StorageEnvironment : IDisposable
         try
         {
             locked = await _writeLock.WaitAsync(_options.WriteTimeout, cancellationToken).ConfigureAwait(false);
-            if (!locked)
-                throw new TimeoutException($"Another write transaction held the environment for longer than {_options.WriteTimeout.TotalSeconds:0.###} s.");
+            if (!locked) throw WriteLockTimeout(_options.WriteTimeout);
             return CreateWriteTransaction();
         }
         catch
@@ -325,7 +364,7 @@ public sealed partial class StorageEnvironment : IDisposable
         catch (Exception e) when (e is IOException or StorageException)
         {
             // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
-            _logger.LogWarning(e, "A checkpoint run to reuse freed pages failed; the data file grows instead.");
+            EngineLog.ReuseCheckpointFailed(_logger, e);
             return false;
         }
         // Read again: a reader may have begun meanwhile.
@@ -355,10 +394,36 @@ public sealed partial class StorageEnvironment : IDisposable
     private long FreedPagesReusableUpTo(long oldestVisible) =>
         _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
 
+    /// <summary>Whether the environment is open and accepts writes now (see <see cref="EnvironmentHealth"/>).</summary>
+    public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure);
+
+    internal EnvironmentGaugeReading ReadGauges() => new(Volatile.Read(ref _current).TransactionId, Volatile.Read(ref _current).State.PageCount, _freeSpace.FreePages, _data.File.Length, _readers.Count, _readers.Oldest(), _journal?.WriteCount ?? 0, _journal?.BytesWritten ?? 0);
+
     private void ThrowIfWriteFailed()
     {
-        if (_writeFailure is { } failure)
-            throw new StorageException("An earlier commit failed while writing the journal or the data file; this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
+        if (_writeFailure is not null) ThrowWriteFailed();
+    }
+
+    private void ThrowWriteFailed()
+    {
+        Exception failure;
+        string source;
+        lock (_writeFailureLock) (failure, source) = (_writeFailure!, _writeFailureSource!);
+        throw new StorageException($"{source} failed ({failure.Message}); this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
+    }
+
+    /// <summary>
+    /// Stops writes after <paramref name="failure"/> of <paramref name="source"/> (a phrase that begins a sentence:
+    /// "A checkpoint"), which later writers are told. Keeps the first failure unless <paramref name="replace"/>.
+    /// </summary>
+    private void RecordWriteFailure(Exception failure, string source, bool replace = false)
+    {
+        lock (_writeFailureLock)
+        {
+            if (_writeFailure is not null && !replace) return;
+            _writeFailureSource = source;
+            _writeFailure = failure;
+        }
     }
 
     private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _unwritten);
@@ -375,7 +440,11 @@ public sealed partial class StorageEnvironment : IDisposable
     internal void EndRead(int slot)
     {
         _readers.Release(slot);
-        if (IsDisposed) CloseIfIdle();
+        if (IsDisposed)
+        {
+            if (Volatile.Read(ref _closeFinished) != 0) ReleaseMemoryIfUnread();
+            else CloseIfIdle();
+        }
     }
 
     /// <summary>
@@ -434,7 +503,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 // After a failed sync Linux marks the dirty pages clean, so a later sync succeeds without them: only
                 // the journal still holds them, and no later checkpoint may retire it. Writes stop until a reopen
                 // replays the journal.
-                _writeFailure ??= e;
+                RecordWriteFailure(e, "A checkpoint");
                 throw;
             }
             finally
@@ -443,8 +512,8 @@ public sealed partial class StorageEnvironment : IDisposable
             }
             Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
             int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
-            _logger.LogDebug("Checkpoint at transaction {TransactionId} in {Elapsed} ms; {Retired} journal files recycled.",
-                snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            EngineInstruments.CheckpointCompleted(started, snapshot.TransactionId);
+            EngineLog.CheckpointWritten(_logger, snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
         }
     }
 
@@ -512,10 +581,14 @@ public sealed partial class StorageEnvironment : IDisposable
         if (Interlocked.Decrement(ref _openTransactions) == 0 && IsDisposed) CloseIfIdle();
     }
 
-    /// <summary>Closes a disposed environment once no transaction of either kind is open.</summary>
+    /// <summary>
+    /// Closes a disposed environment once no write transaction (nor replication apply) is open. Read transactions
+    /// do not hold it open: one an application never disposed would keep the lock and skip the final checkpoint
+    /// for the life of the process. They are ended by the close instead (see <see cref="Close"/>).
+    /// </summary>
     private void CloseIfIdle()
     {
-        if (Volatile.Read(ref _openTransactions) == 0 && _readers.Count == 0) Close(clean: true);
+        if (Volatile.Read(ref _openTransactions) == 0) Close(clean: true);
     }
 
     internal bool IsDisposed => Volatile.Read(ref _disposeRequested) != 0;
@@ -531,8 +604,13 @@ public sealed partial class StorageEnvironment : IDisposable
     }
 
     /// <summary>
-    /// Closes the environment: a final checkpoint, then the files. Transactions still open keep it alive until
-    /// they end; they can no longer start new work.
+    /// Closes the environment: a final checkpoint, then the files and the lock, so that it can be opened again.
+    /// A write transaction still open keeps it alive until it ends. Read transactions still open (leaked, or
+    /// running on other threads) do not: each of their calls throws <see cref="ObjectDisposedException"/> from
+    /// now on, and the memory they read (the mapped file and the pages held for a checkpoint) stays mapped until
+    /// the last of them is disposed, so that a read already under way finishes, or reads stale bytes, instead of
+    /// faulting. Spans returned by any transaction must not be read once the environment is disposed and its
+    /// transactions have ended: that memory is then released.
     /// </summary>
     public void Dispose()
     {
@@ -549,7 +627,7 @@ public sealed partial class StorageEnvironment : IDisposable
         }
         catch (IOException e)
         {
-            _logger.LogWarning(e, "Removing journal files after the final checkpoint failed; the next open retires them.");
+            EngineLog.JournalRemovalAfterCloseFailed(_logger, e);
         }
     }
 
@@ -571,26 +649,56 @@ public sealed partial class StorageEnvironment : IDisposable
             if (clean && _journal is not null && _writeFailure is null)
             {
                 CheckpointCore(closing: true);
-                _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
+                // Trimming remaps (Windows cannot cut a mapped file): only when no reader can be reading. Readers
+                // registered now stay until disposed, and the file keeps its unused tail, as after a crash.
+                if (_readers.Count == 0) _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
                 RetireJournalOnClose();
             }
         }
         catch (Exception e)
         {
-            _logger.LogError(e, "The final checkpoint failed; the journal still holds every commit and recovery applies it on the next open.");
+            EngineLog.FinalCheckpointFailed(_logger, e);
         }
         finally
         {
             _filesClosed = true;
             Monitor.Exit(_checkpointLock);
             _journal?.Dispose();
-            _data.Dispose();
-            _pending.ReleaseAll(_pool);
-            _unwritten?.ReleaseAll(_pool);
-            _pool.Dispose();
+            _data.CloseFile();
             _scratch.Free();
             _lock.Dispose();
-            _logger.LogInformation("Closed environment {Path}.", Directory);
+            _heldLock.Dispose();
+            int readers = _readers.Count;
+            if (readers > 0)
+            {
+                // The pool's buffers stay allocated for the readers, but none is in use: its memory is given back.
+                _pool.ParkAll();
+                EngineLog.EnvironmentClosedWithReadersLeft(_logger, Directory, readers);
+            }
+            else EngineLog.EnvironmentClosed(_logger, Directory);
+            Volatile.Write(ref _closeFinished, 1);
+            Interlocked.MemoryBarrier();
+            ReleaseMemoryIfUnread();
         }
+    }
+
+    // Set once Close no longer uses the mapping or the buffers: from then on the last reader to end releases them.
+    private int _closeFinished;
+    private int _memoryReleased;
+
+    /// <summary>
+    /// Unmaps the data file and frees the page buffers of a closed environment once no reader is registered.
+    /// Dispose set the disposed flag before the close, and a reader registers (a full fence) before checking that
+    /// flag, so once the count is seen at zero here no reader can start reading: each one registering from then on
+    /// sees the flag and ends before touching a page.
+    /// </summary>
+    private void ReleaseMemoryIfUnread()
+    {
+        if (_readers.Count != 0 || Interlocked.Exchange(ref _memoryReleased, 1) != 0) return;
+        _data.Dispose();
+        // The pool first: a disposed pool frees what is returned to it rather than parking it.
+        _pool.Dispose();
+        _pending.ReleaseAll(_pool);
+        _unwritten?.ReleaseAll(_pool);
     }
 }

@@ -8,7 +8,9 @@ public sealed class StorageEnvironmentOptions
 {
     /// <summary>
     /// The directory that holds the environment's files (created if missing). Ignored for
-    /// <see cref="DurabilityMode.InMemory"/>.
+    /// <see cref="DurabilityMode.InMemory"/>. Resolved to a full path once, as .NET resolves paths: by the text, so
+    /// <c>x/../db</c> is <c>db</c> whether or not <c>x</c> exists (<see cref="StorageEnvironment.Directory"/> is
+    /// the result).
     /// </summary>
     public string? Path { get; set; }
 
@@ -62,6 +64,20 @@ public sealed class StorageEnvironmentOptions
     /// <see cref="StorageException"/> until it has been opened read-write once. Default false.
     /// </summary>
     public bool ReadOnly { get; set; }
+
+    /// <summary>
+    /// Open an environment although journal files that its data file needs are missing, accepting that the commits
+    /// they held are lost. An environment that did not close cleanly keeps its commits after the last checkpoint in
+    /// its journal (<c>journal.*</c> files) only; when the journal file the data file's header names is missing, or
+    /// (after a Safe session) empty or without a record of the session that wrote records there (overwritten with
+    /// zeros), <see cref="StorageEnvironment.Open(StorageEnvironmentOptions)"/> throws
+    /// <see cref="CorruptionException"/> naming the file and the last checkpointed transaction. With this set, it
+    /// opens the environment as of that checkpoint instead (and rebuilds the free-space map from the trees). An empty
+    /// or missing data file beside journal files (<c>journal.*</c> or spare <c>journal-free.*</c>) is refused the same
+    /// way; with this set, the journal files are deleted and a new, empty environment is created. Set it only to
+    /// salvage what the data file holds once the journal cannot be restored. Default false.
+    /// </summary>
+    public bool AcceptJournalLoss { get; set; }
 
     /// <summary>Where the engine reports opening, recovery, checkpoints and warnings. Nothing is logged per operation.</summary>
     public ILoggerFactory? LoggerFactory { get; set; }

@@ -1,4 +1,5 @@
 using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 using StorageEngine.BTrees;
@@ -9,7 +10,9 @@ namespace StorageEngine;
 /// <summary>
 /// What read and write transactions share: a snapshot of the environment and access to its named trees.
 /// Not thread-safe: use a transaction from one thread at a time (it may move between threads, as async code
-/// does).
+/// does). A write transaction refuses an operation that starts while another thread is running one on it
+/// (<see cref="InvalidOperationException"/>), and once any of its operations has failed it refuses every
+/// further one, <see cref="WriteTransaction.Commit"/> included: it can only be disposed.
 /// </summary>
 public abstract class Transaction : IDisposable
 {
@@ -19,12 +22,19 @@ public abstract class Transaction : IDisposable
     private BTree? _rootTree;
     // An int for Interlocked: ending a transaction from two threads at once must run its end only once.
     private int _disposed;
+    // Write transactions only (see Enter): admits one thread at a time into their operations.
+    private readonly bool _guarded;
+    private OperationGuard _guard = new();
+    // The first operation that failed, set once; from then on every operation but Dispose is refused.
+    private OperationFailure? _failure;
 
-    private protected Transaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages)
+    private protected Transaction(StorageEnvironment environment, Snapshot snapshot, IPageSource pages, bool guarded)
     {
         Environment = environment;
         Snapshot = snapshot;
         Pages = pages;
+        _guarded = guarded;
+        LastThread = System.Environment.CurrentManagedThreadId;
     }
 
     /// <summary>The environment this transaction belongs to.</summary>
@@ -64,7 +74,25 @@ public abstract class Transaction : IDisposable
     /// <summary>Opens an existing tree; false when none has that name.</summary>
     public bool TryOpenTree(string name, [NotNullWhen(true)] out Tree? tree)
     {
-        ThrowIfInactive();
+        Tree.CheckName(name);
+        bool asOwner = Enter(Operations.TryOpenTree);
+        try
+        {
+            return TryOpenTreeCore(name, out tree);
+        }
+        catch (Exception e) when (Fail(Operations.TryOpenTree, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
+    }
+
+    /// <summary><see cref="TryOpenTree"/> for a caller that has entered the transaction (see <see cref="Enter"/>).</summary>
+    private protected bool TryOpenTreeCore(string name, [NotNullWhen(true)] out Tree? tree)
+    {
         tree = FindOpened(name);
         if (tree is not null) return !tree.IsDropped;
         // A read transaction shares the read-only trees of its snapshot with the other readers of it.
@@ -83,7 +111,12 @@ public abstract class Transaction : IDisposable
 
     private Tree? FindOpened(string name)
     {
-        if (_trees is { } trees) return trees.GetValueOrDefault(name);
+        if (Volatile.Read(ref _trees) is { } trees)
+        {
+            // Locked: threads sharing a read transaction may open trees at once, and a Dictionary read during a
+            // write can loop forever. Uncontended, the lock costs a few nanoseconds on a path that is not per key.
+            lock (trees) return trees.GetValueOrDefault(name);
+        }
         var last = _lastTree;
         return last is not null && (ReferenceEquals(last.Name, name) || string.Equals(last.Name, name, StringComparison.Ordinal)) ? last : null;
     }
@@ -116,7 +149,23 @@ public abstract class Transaction : IDisposable
     /// <summary>Names of all trees, in bytewise order of their UTF-8 encoding.</summary>
     public IReadOnlyList<string> GetTreeNames()
     {
-        ThrowIfInactive();
+        bool asOwner = Enter(Operations.GetTreeNames);
+        try
+        {
+            return GetTreeNamesCore();
+        }
+        catch (Exception e) when (Fail(Operations.GetTreeNames, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
+    }
+
+    private List<string> GetTreeNamesCore()
+    {
         var names = new List<string>();
         var root = RootTree;
         if (root is not null)
@@ -141,9 +190,9 @@ public abstract class Transaction : IDisposable
 
     internal void Remember(Tree tree)
     {
-        // Each field read once: threads misusing one transaction must not see one change half made (a
-        // NullReferenceException), even though they may still race on the dictionary itself.
-        var trees = _trees;
+        // Each field read once, and the dictionary made once and then locked: threads sharing a read transaction
+        // (allowed) may open trees at the same time.
+        var trees = Volatile.Read(ref _trees);
         var last = _lastTree;
         if (trees is null && (last is null || last.Name == tree.Name))
         {
@@ -152,11 +201,11 @@ public abstract class Transaction : IDisposable
         }
         if (trees is null)
         {
-            trees = new Dictionary<string, Tree>(StringComparer.Ordinal);
-            if (last is not null) trees[last.Name] = last;
-            _trees = trees;
+            var made = new Dictionary<string, Tree>(StringComparer.Ordinal);
+            if (last is not null) made[last.Name] = last;
+            trees = Interlocked.CompareExchange(ref _trees, made, null) ?? made;
         }
-        trees[tree.Name] = tree;
+        lock (trees) trees[tree.Name] = tree;
     }
 
     /// <summary>Throws unless the transaction can still be used.</summary>
@@ -170,10 +219,87 @@ public abstract class Transaction : IDisposable
 
     internal bool IsActive => Volatile.Read(ref _disposed) == 0;
 
+    /// <summary>
+    /// Begins an operation of <paramref name="operation"/> (a "Type.Member" name) on the transaction, to be ended
+    /// by <see cref="Exit"/> with the value returned; throws unless the transaction can be used. A write transaction
+    /// is entered by one thread at a time (see <see cref="OperationGuard"/>: no interlocked instruction while one
+    /// thread does all the work): another thread's entry meanwhile is refused, and the refusal fails the
+    /// transaction (its caller's work is missing from it). Between operations a transaction moves freely between
+    /// threads, as async code needs. A read transaction only checks that it is still open: its reads change nothing
+    /// shared.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool Enter(string operation)
+    {
+        if (!_guarded)
+        {
+            ThrowIfInactive();
+            return false;
+        }
+        return EnterGuarded(operation);
+    }
+
+    private bool EnterGuarded(string operation)
+    {
+        if (_failure is not null) ThrowFailed();
+        int thread = System.Environment.CurrentManagedThreadId;
+        bool asOwner = _guard.TryEnter(thread, out int inside);
+        if (inside != 0) RefuseEntry(operation, inside, thread);
+        if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
+        {
+            _guard.Exit(asOwner);
+            ThrowIfInactive();
+        }
+        LastThread = thread;
+        return asOwner;
+    }
+
+    /// <summary>Ends the operation begun by <see cref="Enter"/>, which returned <paramref name="asOwner"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void Exit(bool asOwner)
+    {
+        if (_guarded) _guard.Exit(asOwner);
+    }
+
+    /// <summary>
+    /// An exception filter for the operations of a write transaction: records the first failure, after which the
+    /// transaction refuses every operation but Dispose (a change that threw may have left a tree half changed).
+    /// Never catches: returns false.
+    /// </summary>
+    internal bool Fail(string operation, Exception error)
+    {
+        if (_guarded) Interlocked.CompareExchange(ref _failure, new OperationFailure(operation, error), null);
+        return false;
+    }
+
+    /// <summary>The thread that last entered the transaction (write transactions only).</summary>
+    internal int LastThread { get; private set; }
+
+    private void RefuseEntry(string operation, int inside, int thread)
+    {
+        if (inside == OperationGuard.Closed) ThrowEnded();
+        var refusal = new InvalidOperationException(
+            $"{operation} was called on thread {thread} while thread {inside} was running an operation on the same write transaction. " +
+            "A transaction, its trees and its cursors are for one thread at a time; this one can no longer be committed: dispose it.");
+        Fail(operation, refusal);
+        throw refusal;
+    }
+
+    private void ThrowFailed()
+    {
+        ThrowIfInactive();
+        var failure = _failure!;
+        throw new InvalidOperationException(
+            $"An earlier operation on this write transaction failed ({failure}); the transaction can no longer be used or committed. Dispose it and start again.",
+            failure.Error);
+    }
+
     /// <summary>Ends the transaction. A write transaction not committed is aborted: nothing it did is kept.</summary>
     public void Dispose()
     {
         if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
+        // An operation running on another thread (misuse) finishes before the pages are discarded under it.
+        if (_guarded) _guard.Close(System.Environment.CurrentManagedThreadId);
         OnEnd();
         GC.SuppressFinalize(this);
     }

@@ -22,10 +22,13 @@ public sealed class WriteTransaction : Transaction
     private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
-        : base(environment, snapshot, pages) => _pages = pages;
+        : base(environment, snapshot, pages, guarded: true) => _pages = pages;
 
     /// <inheritdoc />
     public override bool IsWritable => true;
+
+    /// <summary>Set when BeginWrite began the transaction: which flow of execution began it (see StorageEnvironment.ClaimForFlow).</summary>
+    internal long FlowToken { get; set; }
 
     /// <summary>The id this transaction commits as.</summary>
     public long TransactionId => _pages.TransactionId;
@@ -36,7 +39,25 @@ public sealed class WriteTransaction : Transaction
     /// <exception cref="ArgumentException">The tree exists with other options, or the name is invalid.</exception>
     public Tree CreateTree(string name, TreeOptions options = TreeOptions.None)
     {
-        if (TryOpenTree(name, out var existing))
+        Tree.CheckName(name);
+        bool asOwner = Enter(Operations.CreateTree);
+        try
+        {
+            return CreateTreeCore(name, options);
+        }
+        catch (Exception e) when (e is not ArgumentException && Fail(Operations.CreateTree, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
+    }
+
+    private Tree CreateTreeCore(string name, TreeOptions options)
+    {
+        if (TryOpenTreeCore(name, out var existing))
         {
             if (existing.Options != options)
                 throw new ArgumentException($"The tree '{name}' exists with options {existing.Options}, not {options}.", nameof(options));
@@ -55,10 +76,23 @@ public sealed class WriteTransaction : Transaction
     /// <summary>Deletes a tree and frees its pages; false when none has that name.</summary>
     public bool DeleteTree(string name)
     {
-        if (!TryOpenTree(name, out var tree)) return false;
-        tree.Drop();
-        if (tree.HeaderInState) _hotTreeDeleted = true;
-        return true;
+        Tree.CheckName(name);
+        bool asOwner = Enter(Operations.DeleteTree);
+        try
+        {
+            if (!TryOpenTreeCore(name, out var tree)) return false;
+            tree.Drop();
+            if (tree.HeaderInState) _hotTreeDeleted = true;
+            return true;
+        }
+        catch (Exception e) when (Fail(Operations.DeleteTree, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
     }
 
     /// <summary>
@@ -70,7 +104,10 @@ public sealed class WriteTransaction : Transaction
     /// Writing the journal or the data file failed. Earlier commits are intact; this one may or may not survive,
     /// and the environment accepts no more writes until it is reopened.
     /// </exception>
-    /// <exception cref="InvalidOperationException">The transaction changes more pages than one commit can hold.</exception>
+    /// <exception cref="InvalidOperationException">
+    /// The transaction changes more pages than one commit can hold; an earlier operation on it failed (the message
+    /// names it; nothing is committed, dispose the transaction); or another thread is running an operation on it.
+    /// </exception>
     public void Commit()
     {
         var pending = CommitInMemory();
@@ -99,8 +136,9 @@ public sealed class WriteTransaction : Transaction
     /// it may or may not survive, and the environment accepts no more writes until it is reopened.
     /// </returns>
     /// <exception cref="InvalidOperationException">
-    /// The transaction changes more pages than one commit can hold, or was already committed. Exceptions thrown
-    /// by the call itself mean that nothing was committed.
+    /// The transaction changes more pages than one commit can hold, an earlier operation on it failed (the message
+    /// names it), or another thread is running an operation on it. Exceptions thrown by the call itself mean that
+    /// nothing was committed.
     /// </exception>
     /// <exception cref="StorageException">The data file could not grow to hold the changes; nothing was committed.</exception>
     public ValueTask CommitAsync()
@@ -116,7 +154,26 @@ public sealed class WriteTransaction : Transaction
     /// </summary>
     private PendingCommit? CommitInMemory()
     {
-        ThrowIfInactive();
+        bool asOwner = Enter(Operations.Commit);
+        try
+        {
+            PrepareCommit();
+            // Ended before leaving: no other thread may get in between and change pages that the commit now holds.
+            Dispose();
+            return _pending;
+        }
+        catch (Exception e) when (Fail(Operations.Commit, e))
+        {
+            throw;
+        }
+        finally
+        {
+            Exit(asOwner);
+        }
+    }
+
+    private void PrepareCommit()
+    {
         if (Interlocked.Exchange(ref _committing, 1) != 0)
             throw new InvalidOperationException("The transaction was already committed (or is being committed on another thread); transactions are not thread-safe.");
         var state = Snapshot.State;
@@ -132,9 +189,6 @@ public sealed class WriteTransaction : Transaction
             hints.LastSole = _soleTree;
         }
         _committed = true;
-        var pending = _pending;
-        Dispose();
-        return pending;
     }
 
     private bool HasTreeChanges()

@@ -16,10 +16,18 @@ internal sealed unsafe class NativeBuffer : MemoryManager<byte>
     public NativeBuffer(int length) : this(length, clear: true) { }
 
     /// <summary>Memory of <paramref name="length"/> bytes, zeroed only when <paramref name="clear"/> (else whatever the allocator held).</summary>
-    public NativeBuffer(int length, bool clear)
+    public NativeBuffer(int length, bool clear) : this(length, length, clear) { }
+
+    /// <summary>
+    /// <paramref name="capacity"/> bytes of memory of which the first <paramref name="length"/> are in use (see
+    /// <see cref="Resize"/>); only those are zeroed or faulted in.
+    /// </summary>
+    public NativeBuffer(int length, int capacity, bool clear)
     {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(length, capacity);
         Length = length;
-        _pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(length, 1), Alignment);
+        Capacity = capacity;
+        _pointer = (byte*)NativeMemory.AlignedAlloc((nuint)Math.Max(capacity, 1), Alignment);
         if (clear) new Span<byte>(_pointer, length).Clear();
         else
         {
@@ -33,7 +41,19 @@ internal sealed unsafe class NativeBuffer : MemoryManager<byte>
 
     public byte* Pointer => _pointer != null ? _pointer : throw new ObjectDisposedException(nameof(NativeBuffer));
 
-    public int Length { get; }
+    /// <summary>Bytes in use: what <see cref="GetSpan"/> and <see cref="MemoryManager{T}.Memory"/> cover.</summary>
+    public int Length { get; private set; }
+
+    /// <summary>Bytes allocated, at least <see cref="Length"/>.</summary>
+    public int Capacity { get; }
+
+    /// <summary>Uses the first <paramref name="length"/> bytes of the allocation (a pooled buffer reused for a shorter run).</summary>
+    public void Resize(int length)
+    {
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(length, Capacity);
+        ArgumentOutOfRangeException.ThrowIfNegative(length);
+        Length = length;
+    }
 
     public override Span<byte> GetSpan() => new(Pointer, Length);
 

@@ -48,6 +48,9 @@ internal sealed class JournalReader
         return numbers;
     }
 
+    /// <summary>True once <see cref="Replay"/> found an intact record of the session in the file it started from.</summary>
+    public bool StartFileHeldRecord { get; private set; }
+
     /// <summary>
     /// Calls <paramref name="apply"/> for every record after <paramref name="afterTransactionId"/>, in order,
     /// starting in file <paramref name="startFileNumber"/>. Returns the last transaction id applied.
@@ -66,6 +69,7 @@ internal sealed class JournalReader
             {
                 var record = TryRead(file, files[f], offset);
                 if (record is null) break;
+                if (files[f] == startFileNumber) StartFileHeldRecord = true;
                 long id = record.TransactionId;
                 if (id < expected)
                 {

@@ -282,8 +282,10 @@ internal sealed unsafe class JournalWriter : IDisposable
     private (IStorageFile File, long Capacity, long Written) OpenFile(long number, long wanted, long needed, bool preallocate)
     {
         string path = Path.Combine(_directory, JournalFileNames.ForNumber(number));
+        bool created = false;
         lock (_filesLock)
         {
+            created = !_fileSystem.Exists(path) && _freeFiles.Count == 0;
             if (!_fileSystem.Exists(path) && _freeFiles.Count > 0)
             {
                 int pick = _freeFiles.FindIndex(f => f.Length >= wanted);
@@ -307,18 +309,30 @@ internal sealed unsafe class JournalWriter : IDisposable
             if (file.Length < needed)
             {
                 file.Preallocate(needed);
-                _logger.LogDebug("Preallocated journal file {Path} ({Size} bytes).", path, needed);
+                _logger.JournalFilePreallocated(path, needed);
             }
             if (_durable && !file.IsWriteThrough && !_warnedBuffered)
             {
                 _warnedBuffered = true;
-                _logger.LogWarning("The file system refuses unbuffered I/O for {Path}; the journal falls back to buffered writes and fdatasync on every commit.", path);
+                _logger.JournalWritesBuffered(path);
             }
             return (file, file.Length, file.Length);
         }
         catch
         {
             file.Dispose();
+            // A full disk makes the preallocation fail half way: a file made here is not left behind, where the
+            // next try would find it and a free file could no longer take its place.
+            if (created)
+            {
+                try
+                {
+                    _fileSystem.Delete(path);
+                }
+                catch (IOException)
+                {
+                }
+            }
             throw;
         }
     }

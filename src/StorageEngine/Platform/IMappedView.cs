@@ -8,4 +8,10 @@ internal unsafe interface IMappedView : IDisposable
 
     /// <summary>Number of bytes mapped.</summary>
     long Length { get; }
+
+    /// <summary>
+    /// Says that no reader relies on this view showing later writes any more; it must stay readable (stale bytes
+    /// are fine) until disposed. A file mapping does nothing; an in-memory file stops copying writes into it.
+    /// </summary>
+    void Retire();
 }

@@ -36,4 +36,17 @@ internal interface IStorageFile : IDisposable
 
     /// <summary>Maps [0, length) read-only. The view stays valid until disposed, whatever happens to the file.</summary>
     IMappedView Map(long length);
+
+    /// <summary>
+    /// Locks the environment through this open data file until it is closed: exclusively for a read-write open,
+    /// shared for a read-only one. Unlike the lock on the <c>LOCK</c> file, it cannot be lost by deleting or
+    /// replacing a file while the environment is open: it is on the data file the environment has open. Returns
+    /// false, with what holds it where that can be told, when another open holds a conflicting lock. File
+    /// systems without such locks take none (this default).
+    /// </summary>
+    bool TryLockEnvironment(bool shared, out string? holder)
+    {
+        holder = null;
+        return true;
+    }
 }

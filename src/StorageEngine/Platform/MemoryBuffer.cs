@@ -13,6 +13,7 @@ internal sealed unsafe class MemoryBuffer
 
     private nint _address;
     private int _references = 1;
+    private int _pins;
 
     /// <summary>Allocates <paramref name="capacity"/> zeroed bytes, owned by the caller's single reference.</summary>
     public MemoryBuffer(long capacity)
@@ -47,8 +48,32 @@ internal sealed unsafe class MemoryBuffer
     /// </summary>
     public void AddReference() => Interlocked.Increment(ref _references);
 
-    /// <summary>Whether anything besides the caller's own reference (a mapped view) still holds the buffer.</summary>
-    public bool IsShared => Volatile.Read(ref _references) > 1;
+    /// <summary>
+    /// Whether anything besides the caller's own reference (a mapped view) still holds the buffer and relies on
+    /// seeing the file's writes; pins (see <see cref="Pin"/>) do not count.
+    /// </summary>
+    /// <remarks>
+    /// Pins are added after their reference and taken off before it, so a read racing them can only see a
+    /// buffer as shared that is not, never the reverse.
+    /// </remarks>
+    public bool IsShared => Volatile.Read(ref _references) - Volatile.Read(ref _pins) > 1;
+
+    /// <summary>
+    /// Adds a reference that keeps the memory but needs no later writes (a view no snapshot uses, kept readable
+    /// for stale spans); the caller already holds a reference. Dropped by <see cref="Unpin"/>.
+    /// </summary>
+    public void Pin()
+    {
+        Interlocked.Increment(ref _references);
+        Interlocked.Increment(ref _pins);
+    }
+
+    /// <summary>Drops a pin, freeing the memory if it was the last reference.</summary>
+    public void Unpin()
+    {
+        Interlocked.Decrement(ref _pins);
+        Release();
+    }
 
     /// <summary>Drops a reference, freeing the memory with the last one.</summary>
     public void Release()

@@ -7,6 +7,8 @@ namespace StorageEngine.Platform;
 internal sealed unsafe class MemoryMappedView : IMappedView
 {
     private MemoryBuffer? _buffer;
+    // The buffer once retired: held by a pin, which keeps the memory without asking for later writes.
+    private MemoryBuffer? _pinned;
 
     /// <summary>Takes ownership of one reference on <paramref name="buffer"/> (null for an empty view).</summary>
     public MemoryMappedView(MemoryBuffer? buffer, long length)
@@ -22,6 +24,21 @@ internal sealed unsafe class MemoryMappedView : IMappedView
     /// <inheritdoc />
     public long Length { get; }
 
+    /// <inheritdoc />
+    /// <remarks>Swaps the view's reference for a pin: the file stops copying writes into an outgrown buffer, which stays allocated.</remarks>
+    public void Retire()
+    {
+        var buffer = Interlocked.Exchange(ref _buffer, null);
+        if (buffer is null) return;
+        buffer.Pin();
+        _pinned = buffer;
+        buffer.Release();
+    }
+
     /// <summary>Drops the view's reference; the buffer is freed if the file has moved on to a newer one.</summary>
-    public void Dispose() => Interlocked.Exchange(ref _buffer, null)?.Release();
+    public void Dispose()
+    {
+        Interlocked.Exchange(ref _buffer, null)?.Release();
+        Interlocked.Exchange(ref _pinned, null)?.Unpin();
+    }
 }

@@ -1,8 +1,9 @@
 namespace StorageEngine.Platform;
 
 /// <summary>
-/// The real file system. On Linux, operations that change a directory (create, rename, delete) also fsync the
-/// directory, so that they are as durable once they return as they are in <see cref="MemoryFileSystem"/>'s model.
+/// The real file system. On Linux and macOS, operations that change a directory (create, rename, delete) also
+/// sync the directory (fsync; F_FULLFSYNC on macOS), so that they are as durable once they return as they are in
+/// <see cref="MemoryFileSystem"/>'s model. Windows offers no directory sync.
 /// </summary>
 internal sealed class OsFileSystem : IFileSystem
 {
@@ -182,15 +183,24 @@ internal sealed class OsFileSystem : IFileSystem
 
     private static void SyncParentDirectory(string path)
     {
-        if (!OperatingSystem.IsLinux())
+        if (!OperatingSystem.IsLinux() && !OperatingSystem.IsMacOS())
         {
             return;
         }
 
         string? parent = Path.GetDirectoryName(Path.GetFullPath(path));
-        if (!string.IsNullOrEmpty(parent))
+        if (string.IsNullOrEmpty(parent))
+        {
+            return;
+        }
+
+        if (OperatingSystem.IsLinux())
         {
             LinuxNative.SyncDirectory(parent);
+        }
+        else
+        {
+            DarwinNative.SyncDirectory(parent);
         }
     }
 }

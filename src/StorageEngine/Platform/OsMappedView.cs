@@ -33,6 +33,21 @@ internal sealed unsafe class OsMappedView : IMappedView
     /// <inheritdoc />
     public long Length { get; }
 
+    /// <inheritdoc />
+    /// <remarks>
+    /// A shared file mapping shows the file's bytes whatever is done: nothing to stop. On Linux the pages readers
+    /// touched through it leave the process's resident set (they stay in the page cache, and a stale read maps
+    /// them in again), so that outgrown mappings kept for stale spans do not count as the process's memory.
+    /// </remarks>
+    public void Retire()
+    {
+        if (!OperatingSystem.IsLinux() || _accessor is null || Volatile.Read(ref _disposed) != 0) return;
+        // The view starts at file offset 0, so Pointer is page-aligned; madvise takes whole pages.
+        long osPage = Environment.SystemPageSize;
+        long length = Length & ~(osPage - 1);
+        if (((long)Pointer & (osPage - 1)) == 0 && length > 0) LinuxNative.ReleaseMappedPages(Pointer, length);
+    }
+
     /// <summary>A view of zero bytes, which the OS cannot map.</summary>
     public static OsMappedView Empty() => new();
 

@@ -91,7 +91,7 @@ internal sealed unsafe class OsStorageFile : IStorageFile
             }
 
             // macOS has F_NOCACHE but no O_DSYNC equivalent that also flushes the drive cache, so buffered
-            // writes plus Flush (F_FULLFSYNC) is the only durable option there.
+            // writes plus Flush (F_FULLFSYNC, DarwinNative) is the only durable option there.
         }
 
         FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete);
@@ -317,6 +317,33 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         _appendMapping = null;
     }
 
+    /// <summary>
+    /// Where the environment lock lies: one byte far past any data file's end (a lock may lie past the end), so
+    /// that it stands for the whole environment and never meets a lock on data.
+    /// </summary>
+    private const long EnvironmentLockOffset = 1L << 62;
+
+    // Whether TryLockEnvironment took the open-file-description lock, which Dispose then releases.
+    private bool _environmentLocked;
+
+    /// <inheritdoc />
+    /// <remarks>On Linux an open-file-description lock (fcntl F_OFD_SETLK); elsewhere none.</remarks>
+    public bool TryLockEnvironment(bool shared, out string? holder)
+    {
+        holder = null;
+        if (!OperatingSystem.IsLinux()) return true;
+        if (LinuxNative.TryLockOpenFile(_handle, Path, EnvironmentLockOffset, shared))
+        {
+            _environmentLocked = true;
+            return true;
+        }
+        int? pid = LinuxNative.FindOpenFileLockHolder(_handle, EnvironmentLockOffset);
+        holder = pid is null ? null
+            : pid == Environment.ProcessId ? $"another StorageEnvironment in this process (process {pid})"
+            : $"process {pid}";
+        return false;
+    }
+
     /// <inheritdoc />
     /// <remarks>Works on write-through files too, where it only has metadata left to make durable.</remarks>
     public void Flush()
@@ -333,9 +360,15 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         {
             LinuxNative.FlushData(_handle, Path);
         }
+        else if (OperatingSystem.IsMacOS())
+        {
+            // Called here rather than left to FlushToDisk (which also issues F_FULLFSYNC in .NET 10) so that
+            // the drive-cache flush a Safe commit rests on is this code's, and tested.
+            DarwinNative.FullSync(_handle, Path);
+        }
         else
         {
-            // fsync, and F_FULLFSYNC on macOS, whose fsync does not flush the drive's cache.
+            // FlushFileBuffers on Windows.
             RandomAccess.FlushToDisk(_handle);
         }
     }
@@ -387,6 +420,13 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         lock (_mappingLock)
         {
             DropAppendMapping();
+        }
+
+        // Released explicitly: a mapping of the file outlives the descriptor and with it the lock (see UnlockOpenFile).
+        if (_environmentLocked && !_handle.IsClosed)
+        {
+            try { LinuxNative.UnlockOpenFile(_handle, Path, EnvironmentLockOffset); }
+            catch (IOException) { } // closing the descriptor still releases it once the last mapping goes
         }
 
         if (_owner is not null)

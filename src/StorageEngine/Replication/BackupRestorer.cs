@@ -43,8 +43,9 @@ internal static class BackupRestorer
             file.Flush();
             // Two valid copies (sequence 0 and 1), as a new environment has: recovery starts at journal file 1.
             var checkpoint = new DataFileHeader { PageSize = header.PageSize, EnvironmentId = header.EnvironmentId, Sequence = -1 };
-            checkpoint = EnvironmentFiles.WriteCheckpoint(file, checkpoint, state, journalFileNumber: 1);
-            EnvironmentFiles.WriteCheckpoint(file, checkpoint, state, journalFileNumber: 1);
+            // Marked clean: a restored environment has no journal, and needs none.
+            checkpoint = EnvironmentFiles.WriteCheckpoint(file, checkpoint, state, journalFileNumber: 1, clean: true);
+            EnvironmentFiles.WriteCheckpoint(file, checkpoint, state, journalFileNumber: 1, clean: true);
         }
         catch
         {

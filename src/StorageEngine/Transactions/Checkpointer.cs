@@ -1,4 +1,5 @@
 using Microsoft.Extensions.Logging;
+using StorageEngine.Common;
 
 namespace StorageEngine.Transactions;
 
@@ -118,7 +119,7 @@ internal sealed class Checkpointer : IDisposable
             {
                 // The journal keeps every commit until a checkpoint succeeds, so nothing is lost; try again later.
                 failed = true;
-                _logger.LogError(e, "Background checkpoint failed; it will be retried.");
+                _logger.BackgroundCheckpointFailed(e);
             }
         }
     }
@@ -141,7 +142,7 @@ internal sealed class Checkpointer : IDisposable
         {
             _spareFailed = true;
             // A commit that finds no spare preallocates its file itself: slower, nothing lost.
-            _logger.LogWarning(e, "Preparing a spare journal file failed; the next switch will make its own.");
+            _logger.SpareJournalFileFailed(e);
         }
     }
 

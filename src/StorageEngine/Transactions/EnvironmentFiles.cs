@@ -1,6 +1,7 @@
 using System.Runtime.InteropServices;
 using System.Security.Cryptography;
 using Microsoft.Extensions.Logging;
+using StorageEngine.Common;
 using StorageEngine.Journal;
 using StorageEngine.Paging;
 using StorageEngine.Platform;
@@ -31,6 +32,12 @@ internal static unsafe class EnvironmentFiles
     /// crashed session and its journal, which hold every replayed record until the caller finishes the
     /// recovery with <see cref="FinishRecovery"/>.
     /// </param>
+    /// <remarks>
+    /// A read-write open with a journal leaves the new session to the caller: it opens the session's first journal
+    /// file, and only then writes the header that names it (<see cref="StartSession"/>). The header of an unclean
+    /// session then always names a journal file that exists, which is what lets an open tell a lost journal from a
+    /// crash (see <see cref="HasJournal"/>).
+    /// </remarks>
     public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile,
         long Replayed, bool NeedsFreeSpaceRebuild, bool SessionPending = false);
 
@@ -44,7 +51,17 @@ internal static unsafe class EnvironmentFiles
     /// Write nothing: no creation, no replay, no new session. An environment that needs recovery (journal records
     /// past the checkpoint, or an unclean Lazy session) is refused with a <see cref="StorageException"/>.
     /// </param>
-    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger, bool readOnly = false)
+    /// <param name="acceptJournalLoss">
+    /// Open although the journal an unclean session needs is missing or empty (as of the last checkpoint, with the
+    /// free-space map rebuilt), or although the data file is empty beside journal files (as a new environment,
+    /// the old journal files deleted). Without it both are refused with a <see cref="CorruptionException"/>.
+    /// </param>
+    /// <param name="lockDataFile">
+    /// Locks the data file before anything reads or writes it (shared for a read-only open); throws
+    /// <see cref="EnvironmentLockedException"/> when another open holds it.
+    /// </param>
+    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger, bool readOnly = false,
+        bool acceptJournalLoss = false, Action<IStorageFile>? lockDataFile = null)
     {
         string path = System.IO.Path.Combine(directory, DataFileName);
         if (readOnly && !fs.Exists(path))
@@ -52,16 +69,27 @@ internal static unsafe class EnvironmentFiles
         var file = fs.Open(path, StorageFileMode.Buffered);
         try
         {
+            lockDataFile?.Invoke(file);
             if (file.Length == 0 && readOnly)
                 throw new StorageException($"There is no environment to open read-only in '{directory}': {DataFileName} is empty.");
             if (file.Length == 0)
             {
-                // A new environment has no journal yet; journal files beside an empty data file mean it was lost.
-                if (fs.ListFiles(directory).Any(name => JournalFileNames.TryParse(name, out _)))
-                    throw new CorruptionException(path, 0, "the data file is empty, but journal files of an existing environment are beside it.");
+                // A new environment has no journal yet, and keeps no spare journal file before its first session:
+                // journal files beside an empty data file (in use or spare) mean that the data file was lost.
+                var journalFiles = fs.ListFiles(directory).Where(name => JournalFileNames.TryParse(name, out _) || JournalFileNames.IsFree(name)).ToList();
+                if (journalFiles.Count > 0 && useJournal)
+                {
+                    if (!acceptJournalLoss)
+                        throw new CorruptionException(path, 0,
+                            $"the data file is empty, but journal files of an existing environment are beside it ({string.Join(", ", journalFiles)}): the environment's data file was lost or emptied. " +
+                            "Restore it, or open with StorageEnvironmentOptions.AcceptJournalLoss = true to start a new, empty environment in its place (the journal files are deleted).");
+                    foreach (var name in journalFiles) fs.Delete(System.IO.Path.Combine(directory, name));
+                    logger.LostDataFileReplaced(path, journalFiles.Count);
+                }
                 file.Dispose();
                 file = Create(fs, directory, pageSize);
-                logger.LogInformation("Created environment {Path} with {PageSize}-byte pages.", directory, pageSize);
+                lockDataFile?.Invoke(file);
+                logger.EnvironmentCreated(directory, pageSize);
             }
             var header = DataFileHeaderStore.ReadNewest(file);
             var state = ReadState(header);
@@ -71,6 +99,8 @@ internal static unsafe class EnvironmentFiles
             long nextJournal = header.JournalFileNumber;
             bool previousLazy = (header.Flags & DataFileHeaderFlags.LazySession) != 0;
             bool needsRebuild = previousLazy && (header.Flags & DataFileHeaderFlags.CleanShutdown) == 0;
+            if (useJournal && !HasJournal(fs, directory, header, out string? missing, out bool fileMissing))
+                needsRebuild = AcceptJournalLoss(directory, path, header, missing!, fileMissing, acceptJournalLoss, readOnly, logger);
             if (readOnly && useJournal && needsRebuild)
                 throw NeedsRecovery(directory, "its last session ran in Lazy mode and did not close cleanly, so its free-space map must be rebuilt");
             if (useJournal)
@@ -85,23 +115,30 @@ internal static unsafe class EnvironmentFiles
                     state = Apply(file, header, record, changedInPlace);
                     replayed++;
                 });
+                if (replayed == 0 && !reader.StartFileHeldRecord
+                    && (header.Flags & (DataFileHeaderFlags.CleanShutdown | DataFileHeaderFlags.LazySession | DataFileHeaderFlags.JournalInUse)) == DataFileHeaderFlags.JournalInUse)
+                {
+                    string overwritten = $"The journal file '{System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber))}' holds no record of the last session, " +
+                        "though that session had written records there (it was overwritten, zeroed or replaced).";
+                    needsRebuild = AcceptJournalLoss(directory, path, header, overwritten, fileMissing: false, acceptJournalLoss, readOnly, logger);
+                }
                 VerifyChangedInPlace(file, header.PageSize, changedInPlace);
                 var numbers = reader.FileNumbers();
                 nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
                 if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
                 if (replayed > 0)
                 {
-                    logger.LogInformation("Recovery replayed {Records} journal records (transactions {First} to {Last}) in {Elapsed} ms.",
-                        replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
+                    Common.EngineInstruments.Recovered(started, replayed);
+                    logger.RecoveryReplayed(replayed, header.CheckpointTransactionId + 1, last, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds);
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
                 // Syncing what was replayed takes longer than the replay (its pages go to the device): the
                 // caller does it in the background, and the journal keeps every replayed record until then.
                 if (replayed > 0 && !needsRebuild) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
                 file.Flush();
-                // After an unclean Lazy session the caller rebuilds the free-space map first; the old header
-                // stays until then, so a crash in between rebuilds again.
-                if (!needsRebuild) header = StartSession(file, header, state, nextJournal, lazy, NewSessionId());
+                // The caller starts the new session once its first journal file exists; after an unclean Lazy
+                // session it rebuilds the free-space map first. The old header stays until then, so a crash in
+                // between recovers (or rebuilds) again.
             }
             return new Opened(file, header, state, nextJournal, replayed, needsRebuild && useJournal);
         }
@@ -110,6 +147,56 @@ internal static unsafe class EnvironmentFiles
             file.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// Whether the journal the header needs is there. A header without <see cref="DataFileHeaderFlags.CleanShutdown"/>
+    /// says that commits after its checkpoint may exist only in the journal, from file
+    /// <see cref="DataFileHeader.JournalFileNumber"/> on; the session opened that file before it wrote the header
+    /// (see <see cref="Opened"/>), so a missing file was deleted. A Safe session's file is preallocated and synced
+    /// first, so an empty one was emptied; a Lazy session's length is not synced, and a power loss may empty it.
+    /// </summary>
+    private static bool HasJournal(IFileSystem fs, string directory, in DataFileHeader header, out string? missing, out bool fileMissing)
+    {
+        missing = null;
+        fileMissing = false;
+        if ((header.Flags & DataFileHeaderFlags.CleanShutdown) != 0) return true;
+        string name = JournalFileNames.ForNumber(header.JournalFileNumber);
+        string path = System.IO.Path.Combine(directory, name);
+        if (!fs.Exists(path))
+        {
+            missing = $"The journal file '{path}' is missing.";
+            fileMissing = true;
+            return false;
+        }
+        if ((header.Flags & DataFileHeaderFlags.LazySession) != 0) return true;
+        using var journal = fs.Open(path, StorageFileMode.Buffered);
+        if (journal.Length > 0) return true;
+        missing = $"The journal file '{path}' is empty.";
+        return false;
+    }
+
+    /// <summary>
+    /// A lost journal: refused with a <see cref="CorruptionException"/> naming the damaged journal file (or, for a
+    /// missing one, the data file whose header at offset 0 requires it), unless <paramref name="accept"/>. Accepted,
+    /// the open goes on as of the last checkpoint and returns that the free-space map must be rebuilt: commits after
+    /// the checkpoint may have written pages, bitmap pages among them, into the data file.
+    /// </summary>
+    private static bool AcceptJournalLoss(string directory, string dataFilePath, in DataFileHeader header, string problem, bool fileMissing,
+        bool accept, bool readOnly, ILogger logger)
+    {
+        string journal = System.IO.Path.Combine(directory, JournalFileNames.ForNumber(header.JournalFileNumber));
+        if (!accept)
+        {
+            throw new CorruptionException(fileMissing ? dataFilePath : journal, 0,
+                $"{problem} The data file's header says that the last session did not close cleanly and that every commit after transaction " +
+                $"{header.CheckpointTransactionId} (its last checkpoint) is in the journal, from file {JournalFileNames.ForNumber(header.JournalFileNumber)} on: " +
+                "without it those commits are lost. Restore the journal files, or open with StorageEnvironmentOptions.AcceptJournalLoss = true " +
+                $"to open the environment as of transaction {header.CheckpointTransactionId}, losing every commit after it.");
+        }
+        if (readOnly) throw NeedsRecovery(directory, $"its journal is lost ({problem}) and AcceptJournalLoss is set, which rebuilds the free-space map");
+        logger.JournalLossAccepted(problem, header.CheckpointTransactionId);
+        return true;
     }
 
     private static StorageException NeedsRecovery(string directory, string why) =>
@@ -124,6 +211,21 @@ internal static unsafe class EnvironmentFiles
         header.SessionId = sessionId;
         header.Flags = lazy ? DataFileHeaderFlags.LazySession : DataFileHeaderFlags.None;
         return WriteCheckpoint(file, header, state, nextJournal);
+    }
+
+    /// <summary>
+    /// Records in the header that the session has written journal records, the first of them in
+    /// <paramref name="journalFileNumber"/> (see <see cref="DataFileHeaderFlags.JournalInUse"/>); the checkpoint
+    /// it describes is unchanged. Written and synced after the session's first record is durable and before that
+    /// commit is acknowledged.
+    /// </summary>
+    public static DataFileHeader MarkJournalInUse(IStorageFile file, DataFileHeader header, long journalFileNumber)
+    {
+        header.Sequence++;
+        header.Flags |= DataFileHeaderFlags.JournalInUse;
+        header.JournalFileNumber = journalFileNumber;
+        DataFileHeaderStore.Write(file, header);
+        return header;
     }
 
     /// <summary>A new session's id: records of earlier sessions left in reused journal files never match it.</summary>
@@ -280,6 +382,8 @@ internal static unsafe class EnvironmentFiles
                 PageSize = pageSize,
                 EnvironmentId = BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8)) & long.MaxValue,
                 JournalFileNumber = 1,
+                // Nothing to recover: no session has run, and no journal file exists yet.
+                Flags = DataFileHeaderFlags.CleanShutdown,
             };
             var state = new EnvironmentState { TransactionId = 0, PageCount = pageCount };
             WriteState(ref header, state);

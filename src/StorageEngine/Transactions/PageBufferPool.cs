@@ -1,4 +1,6 @@
+using System.Numerics;
 using StorageEngine.Common;
+using StorageEngine.Platform;
 
 namespace StorageEngine.Transactions;
 
@@ -11,17 +13,34 @@ namespace StorageEngine.Transactions;
 /// <see cref="MaxPooledBytesPerLength"/> each length. Only the writer uses it (under the write lock).
 /// A rented buffer holds whatever its last user left: the renter clears what it does not overwrite.
 /// </summary>
+/// <remarks>
+/// No buffer is freed while the environment is open, only in <see cref="Dispose"/>. An application may keep a
+/// value's <see cref="ReadOnlySpan{T}"/> past the end of its transaction (a misuse, but one reachable from safe
+/// C#), and such a span can point into a buffer of this pool: into a page not yet checkpointed, or a write
+/// transaction's dirty page. Had the buffer been freed, the allocator could have given its memory back to the
+/// OS and the read would crash the process. A buffer beyond what the pool keeps ready is parked instead: kept
+/// allocated, its physical memory given back on Linux (madvise(MADV_DONTNEED): the range stays mapped and reads
+/// as zeros), and rented again before anything new is allocated. A stale span therefore reads stale, reused or
+/// zero bytes, never unmapped memory. Memory stays bounded: resident memory by the pool's limits on Linux, and
+/// address space by the most buffers of each size class ever in use at once (on other systems parked buffers
+/// stay resident, so the bound there is that peak). Runs longer than <see cref="MaxPooledRunPages"/> are
+/// allocated with a power-of-two page count, so that parked ones serve later runs of any length in their class.
+/// </remarks>
 internal sealed class PageBufferPool : IDisposable
 {
-    /// <summary>The longest run pooled; longer overflow values are rare enough to allocate each time.</summary>
+    /// <summary>The longest run pooled ready for use; longer overflow values are rare enough to be only parked.</summary>
     public const int MaxPooledRunPages = 16;
 
     /// <summary>How much memory idle buffers of one run length above one page may hold.</summary>
     public const int MaxPooledBytesPerLength = 16 << 20;
 
     private readonly Stack<NativeBuffer>[] _free = new Stack<NativeBuffer>[MaxPooledRunPages + 1];
+    // Parked buffers (see the remarks) by capacity in pages: runs up to MaxPooledRunPages by their exact length,
+    // longer ones by their power-of-two class.
+    private readonly Dictionary<int, Stack<NativeBuffer>> _parked = new();
     private readonly int _pageSize;
     private readonly int _maxSinglePages;
+    private bool _disposed;
 
     /// <param name="pageSize">Bytes per page.</param>
     /// <param name="maxSinglePageBytes">How much memory idle single-page buffers may hold (at least <see cref="MaxPooledBytesPerLength"/>).</param>
@@ -32,28 +51,93 @@ internal sealed class PageBufferPool : IDisposable
         for (int pages = 1; pages <= MaxPooledRunPages; pages++) _free[pages] = new Stack<NativeBuffer>();
     }
 
+    /// <summary>Buffers parked (kept allocated with their memory given back), for tests.</summary>
+    internal int ParkedCount
+    {
+        get
+        {
+            int count = 0;
+            foreach (var stack in _parked.Values) count += stack.Count;
+            return count;
+        }
+    }
+
     /// <summary>A buffer of one page, contents unspecified.</summary>
     public NativeBuffer Rent() => Rent(1);
 
     /// <summary>A buffer of <paramref name="pageCount"/> consecutive pages, contents unspecified.</summary>
-    public NativeBuffer Rent(int pageCount) =>
-        pageCount <= MaxPooledRunPages && _free[pageCount].TryPop(out var buffer)
-            ? buffer
-            : new NativeBuffer(checked(pageCount * _pageSize), clear: false);
+    public NativeBuffer Rent(int pageCount)
+    {
+        if (pageCount <= MaxPooledRunPages && _free[pageCount].TryPop(out var ready)) return ready;
+        int capacityPages = CapacityPages(pageCount);
+        int length = checked(pageCount * _pageSize);
+        if (_parked.TryGetValue(capacityPages, out var parked) && parked.TryPop(out var buffer))
+        {
+            buffer.Resize(length);
+            return buffer;
+        }
+        return new NativeBuffer(length, (int)Math.Min((long)capacityPages * _pageSize, int.MaxValue), clear: false);
+    }
 
     public void Return(NativeBuffer buffer)
     {
-        int pages = buffer.Length / _pageSize;
-        if (buffer.Length % _pageSize == 0 && pages is >= 1 and <= MaxPooledRunPages
-            && _free[pages].Count < (pages == 1 ? _maxSinglePages : MaxPooledBytesPerLength / buffer.Length))
-            _free[pages].Push(buffer);
-        else
+        if (_disposed)
+        {
             buffer.Free();
+            return;
+        }
+        int pages = buffer.Length / _pageSize;
+        if (buffer.Length % _pageSize == 0 && buffer.Capacity == buffer.Length && pages is >= 1 and <= MaxPooledRunPages
+            && _free[pages].Count < (pages == 1 ? _maxSinglePages : MaxPooledBytesPerLength / buffer.Length))
+        {
+            _free[pages].Push(buffer);
+            return;
+        }
+        Park(buffer);
     }
 
-    public void Dispose()
+    /// <summary>Keeps the buffer allocated for a later run of its class, its physical memory given back where the OS allows.</summary>
+    private unsafe void Park(NativeBuffer buffer)
+    {
+        int capacityPages = buffer.Capacity / _pageSize;
+        if (!_parked.TryGetValue(capacityPages, out var stack)) _parked[capacityPages] = stack = new Stack<NativeBuffer>();
+        if (OperatingSystem.IsLinux())
+        {
+            // madvise needs whole OS pages; a page size above the buffers' alignment gives back what it covers.
+            long osPage = System.Environment.SystemPageSize;
+            long start = ((long)buffer.Pointer + osPage - 1) & ~(osPage - 1);
+            long end = ((long)buffer.Pointer + buffer.Capacity) & ~(osPage - 1);
+            if (end > start) LinuxNative.DiscardPages((byte*)start, end - start);
+        }
+        stack.Push(buffer);
+    }
+
+    /// <summary>
+    /// Parks every buffer kept ready: an environment closed while readers are still registered keeps its pool
+    /// allocated for them (stale spans may point into it) but needs none of its memory.
+    /// </summary>
+    public void ParkAll()
     {
         for (int pages = 1; pages <= MaxPooledRunPages; pages++)
+            while (_free[pages].TryPop(out var buffer)) Park(buffer);
+    }
+
+    /// <summary>The capacity, in pages, of a buffer for a run of <paramref name="pageCount"/> pages.</summary>
+    private int CapacityPages(int pageCount)
+    {
+        if (pageCount <= MaxPooledRunPages) return pageCount;
+        long rounded = (long)BitOperations.RoundUpToPowerOf2((uint)pageCount);
+        // A class that would not fit in an int of bytes keeps the exact length.
+        return rounded * _pageSize <= int.MaxValue ? (int)rounded : pageCount;
+    }
+
+    /// <summary>Frees every buffer; buffers returned afterwards are freed at once.</summary>
+    public void Dispose()
+    {
+        _disposed = true;
+        for (int pages = 1; pages <= MaxPooledRunPages; pages++)
             while (_free[pages].TryPop(out var buffer)) buffer.Free();
+        foreach (var stack in _parked.Values)
+            while (stack.TryPop(out var buffer)) buffer.Free();
     }
 }

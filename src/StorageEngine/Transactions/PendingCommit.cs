@@ -1,3 +1,4 @@
+using StorageEngine.Common;
 using StorageEngine.Journal;
 
 namespace StorageEngine.Transactions;
@@ -89,10 +90,17 @@ internal sealed class PendingCommit
     /// <summary>Written (or failed) and no longer touched by the group writer.</summary>
     public bool IsCompleted => _completed;
 
+    /// <summary>When the commit was sealed in memory (a Stopwatch timestamp), for its duration.</summary>
+    public long PreparedAt { get; } = System.Diagnostics.Stopwatch.GetTimestamp();
+
+    /// <summary>The activity the commit was made in, so that its trace span has the committer's parent.</summary>
+    public System.Diagnostics.ActivityContext Parent { get; } = System.Diagnostics.Activity.Current?.Context ?? default;
+
     public void Complete(Exception? failure)
     {
         Failure = failure;
         _completed = true;
+        EngineInstruments.CommitCompleted(PreparedAt, Parent, TransactionId, failure);
     }
 
     public JournalEntry ToJournalEntry() => new(TransactionId, EncodedState, Runs);

@@ -42,6 +42,27 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     }
 
     [Fact]
+    public void ApiGuide_lost_journal_files()
+    {
+        using (var crashed = StorageEnvironment.Open(path))
+        {
+            using (var write = crashed.BeginWrite())
+            {
+                write.CreateTree("t").Put("k"u8, "v"u8);
+                write.Commit();
+            }
+            crashed.SimulateCrash();
+        }
+        foreach (var journal in Directory.GetFiles(path, "journal.*")) File.Delete(journal);
+        Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(path));
+
+        using var salvaged = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = path, AcceptJournalLoss = true });
+
+        Assert.Equal(0, salvaged.LastCommittedTransactionId);
+        Assert.True(salvaged.Check().IsHealthy);
+    }
+
+    [Fact]
     public void ApiGuide_transactions()
     {
         using var env = MemoryEnvironment();

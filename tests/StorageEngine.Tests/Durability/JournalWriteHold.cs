@@ -14,7 +14,7 @@ internal sealed class JournalWriteHold : IDisposable
         FileSystem = new CrashingFileSystem(new MemoryFileSystem());
         FileSystem.OnChange = what =>
         {
-            if (!what.StartsWith("writing ", StringComparison.Ordinal) || !what.Contains("/journal.", StringComparison.Ordinal)) return;
+            if (!what.StartsWith("writing ", StringComparison.Ordinal) || !Path.GetFileName(what).StartsWith("journal.", StringComparison.Ordinal)) return;
             if (Interlocked.Exchange(ref _armed, 0) == 0) return;
             Reached.Set();
             _release.Wait(Patience);

@@ -115,6 +115,8 @@ internal sealed class FaultyStorageFile : IStorageFile
 
     public IMappedView Map(long length) => _fileSystem.Map(_inner, length);
 
+    public bool TryLockEnvironment(bool shared, out string? holder) => _inner.TryLockEnvironment(shared, out holder);
+
     public void Dispose() => _inner.Dispose();
 
     /// <summary>Writes what of a faulted write reaches the file before the error.</summary>

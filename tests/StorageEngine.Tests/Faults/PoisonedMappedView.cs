@@ -23,6 +23,11 @@ internal sealed unsafe class PoisonedMappedView : IMappedView
 
     public long Length { get; }
 
+    /// <summary>A private copy follows no writes anyway.</summary>
+    public void Retire()
+    {
+    }
+
     public void Dispose()
     {
         if (_memory is null) return;

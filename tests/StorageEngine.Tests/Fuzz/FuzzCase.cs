@@ -45,8 +45,10 @@ internal static class FuzzCase
         catch (CorruptionException e)
         {
             result.Corruption = e;
+            // Compared as Path makes them: on Windows the directory of "/db\data.sedb" is "\db".
             string directory = Path.GetDirectoryName(e.FilePath) ?? "";
-            bool named = directory == EnvironmentImage.Directory && fileSystem.Exists(e.FilePath)
+            string environmentDirectory = Path.GetDirectoryName(Path.Combine(EnvironmentImage.Directory, EnvironmentImage.DataFileName)) ?? "";
+            bool named = directory == environmentDirectory && fileSystem.Exists(e.FilePath)
                 && (Path.GetFileName(e.FilePath) == EnvironmentImage.DataFileName || Path.GetFileName(e.FilePath).StartsWith("journal", StringComparison.Ordinal));
             if (!named) result.Failure = $"the corruption report names '{e.FilePath}', which is not a file of the environment: {e}";
             else if (e.Offset < 0) result.Failure = $"the corruption report has a negative offset: {e}";

@@ -96,7 +96,7 @@ public sealed class ConcurrentMisuseTests
 
             // Still one writer at a time: the write lock was released once, not twice.
             using var next = environment.BeginWrite();
-            Assert.Throws<TimeoutException>(() => environment.BeginWrite(TimeSpan.FromMilliseconds(1)).Dispose());
+            Assert.Throws<TimeoutException>(() => Task.Factory.StartNew(() => environment.BeginWrite(TimeSpan.FromMilliseconds(1)).Dispose(), TaskCreationOptions.LongRunning).GetAwaiter().GetResult());
         }
         environment.Dispose();
         using var reopened = StorageEnvironment.Open(options);

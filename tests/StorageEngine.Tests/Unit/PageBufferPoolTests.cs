@@ -5,14 +5,15 @@ namespace StorageEngine.Tests.Unit;
 
 /// <summary>
 /// The writer's page buffers are reused: single pages up to the bytes the environment gives the pool (what one
-/// checkpoint interval's commits hold), runs of up to 16 pages up to 16 MiB each length, anything else freed.
+/// checkpoint interval's commits hold), runs of up to 16 pages up to 16 MiB each length. Anything else is parked,
+/// not freed, while the pool lives (a stale span may still point into it), and rented again before anything new.
 /// </summary>
 public sealed class PageBufferPoolTests
 {
     private const int PageSize = 4096;
 
     [Fact]
-    public void SinglePagesAreKeptUpToTheConfiguredBytesAndTheRestFreed()
+    public void SinglePagesAreKeptUpToTheConfiguredBytesAndTheRestParked()
     {
         const long Limit = 32L << 20;
         using var pool = new PageBufferPool(PageSize, Limit);
@@ -23,9 +24,11 @@ public sealed class PageBufferPoolTests
         var kept = rented.Take(capacity).ToHashSet();
         var again = Enumerable.Range(0, capacity).Select(_ => pool.Rent()).ToList();
         Assert.All(again, buffer => Assert.Contains(buffer, kept));
-        Assert.All(rented.Skip(capacity), buffer => Assert.Throws<ObjectDisposedException>(() => buffer.GetSpan()));
+        var parked = rented.Skip(capacity).ToHashSet();
+        Assert.Equal(parked.Count, pool.ParkedCount);
+        Assert.All(parked, buffer => Assert.Equal(PageSize, buffer.GetSpan().Length));
         var fresh = pool.Rent();
-        Assert.DoesNotContain(fresh, kept);
+        Assert.Contains(fresh, parked);
         foreach (var buffer in again.Append(fresh)) pool.Return(buffer);
     }
 
@@ -39,7 +42,7 @@ public sealed class PageBufferPoolTests
     }
 
     [Fact]
-    public void RunsAreKeptBySixteenMebibytesPerLengthAndLongerRunsAreFreed()
+    public void RunsAreKeptBySixteenMebibytesPerLengthAndTheRestAndLongerRunsParked()
     {
         using var pool = new PageBufferPool(PageSize, 256L << 20);
         int perLength = PageBufferPool.MaxPooledBytesPerLength / (4 * PageSize);
@@ -48,8 +51,29 @@ public sealed class PageBufferPoolTests
         foreach (var buffer in runs) pool.Return(buffer);
         pool.Return(longRun);
 
-        Assert.Throws<ObjectDisposedException>(() => runs[^1].GetSpan());
+        Assert.Equal(2, pool.ParkedCount);
+        Assert.Equal(4 * PageSize, runs[^1].GetSpan().Length);
         Assert.Equal(4 * PageSize, runs[0].GetSpan().Length);
+        // A long run is allocated with a power-of-two page count and serves any later run of that class.
+        Assert.Equal(2 * PageBufferPool.MaxPooledRunPages * PageSize, longRun.Capacity);
+        Assert.Same(longRun, pool.Rent(2 * PageBufferPool.MaxPooledRunPages));
+        Assert.Equal(2 * PageBufferPool.MaxPooledRunPages * PageSize, longRun.GetSpan().Length);
+    }
+
+    [Fact]
+    public void DisposeFreesEveryBufferAndLaterReturnsAreFreedAtOnce()
+    {
+        var pool = new PageBufferPool(PageSize);
+        var kept = pool.Rent();
+        var longRun = pool.Rent(100);
+        var late = pool.Rent();
+        pool.Return(kept);
+        pool.Return(longRun);
+        pool.Dispose();
+        pool.Return(late);
+
+        Assert.Throws<ObjectDisposedException>(() => kept.GetSpan());
         Assert.Throws<ObjectDisposedException>(() => longRun.GetSpan());
+        Assert.Throws<ObjectDisposedException>(() => late.GetSpan());
     }
 }

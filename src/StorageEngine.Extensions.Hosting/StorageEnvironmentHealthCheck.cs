@@ -1,0 +1,54 @@
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+
+namespace StorageEngine.Extensions.Hosting;
+
+/// <summary>
+/// Reports the registered environment: Unhealthy when it is closed or a failed journal or data-file write stopped
+/// its writes (the data says why); Degraded when the writer could not be had within
+/// <see cref="WriterWait"/> (a long write transaction holds it); Healthy otherwise. A read-only environment or a
+/// replica is Healthy without the writer test: it takes no writes by design.
+/// </summary>
+public sealed class StorageEnvironmentHealthCheck(StorageEnvironment environment) : IHealthCheck
+{
+    /// <summary>How long the check waits for the writer before it reports Degraded.</summary>
+    public static readonly TimeSpan WriterWait = TimeSpan.FromSeconds(1);
+
+    /// <inheritdoc />
+    public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+    {
+        var health = environment.GetHealth();
+        var data = new Dictionary<string, object>
+        {
+            ["directory"] = environment.Directory,
+            ["lastCommittedTransactionId"] = health.LastCommittedTransactionId,
+            ["readOnly"] = health.IsReadOnly,
+            ["replica"] = health.IsReplica,
+        };
+        if (!health.IsOpen) return Task.FromResult(HealthCheckResult.Unhealthy("The environment has been closed.", data: data));
+        if (health.WriteFailure is { } failure)
+        {
+            data["writeFailure"] = failure;
+            return Task.FromResult(HealthCheckResult.Unhealthy($"The environment accepts no more writes: {failure}", data: data));
+        }
+        if (health.IsReadOnly || health.IsReplica)
+            return Task.FromResult(HealthCheckResult.Healthy($"Open {(health.IsReadOnly ? "read-only" : "as a replica")}.", data));
+        try
+        {
+            // Taking the writer and discarding the empty transaction proves a write could start now.
+            using var probe = environment.BeginWrite(WriterWait);
+        }
+        catch (TimeoutException e)
+        {
+            return Task.FromResult(HealthCheckResult.Degraded(e.Message, data: data));
+        }
+        catch (ObjectDisposedException)
+        {
+            return Task.FromResult(HealthCheckResult.Unhealthy("The environment has been closed.", data: data));
+        }
+        catch (StorageException e)
+        {
+            return Task.FromResult(HealthCheckResult.Unhealthy(e.Message, e, data));
+        }
+        return Task.FromResult(HealthCheckResult.Healthy("Open and writable; the journal accepts writes.", data));
+    }
+}

@@ -1,0 +1,72 @@
+using System.Diagnostics;
+
+namespace StorageEngine;
+
+// Telling a nested BeginWrite from a writer waiting its turn: a thread that already holds the write transaction
+// would wait for itself until the timeout, then blame "another write transaction".
+public sealed partial class StorageEnvironment
+{
+    /// <summary>
+    /// How long BeginWrite waits for a write transaction that looks like its own caller's to be used by another
+    /// thread (a hand-off: begun here, committed there) before refusing. Far below the default timeout; long
+    /// enough for a pool thread to be scheduled on a busy machine.
+    /// </summary>
+    private static readonly TimeSpan NestedWriteGrace = TimeSpan.FromSeconds(2);
+    private static readonly TimeSpan NestedWritePoll = TimeSpan.FromMilliseconds(5);
+    private static long s_writeTokens;
+    // The token of the write transaction that this flow of execution began with BeginWrite. An AsyncLocal rather
+    // than the thread alone: a pool thread runs many flows, and the one holding the write transaction may be
+    // awaiting while another flow on the same thread begins a writer that must wait for it.
+    private static readonly AsyncLocal<long> s_flowWriteToken = new();
+    // The write transaction begun by BeginWrite while it holds the write lock; null otherwise (also while one
+    // begun by BeginWriteAsync holds it: an async method cannot mark its caller's flow).
+    private WriteTransaction? _syncWriter;
+
+    /// <summary>
+    /// The running write transaction when it looks like the caller's own: this flow began it with BeginWrite on
+    /// this thread, and it was last used on this thread. Null otherwise.
+    /// </summary>
+    private WriteTransaction? NestedWriter()
+    {
+        if (Volatile.Read(ref _syncWriter) is not { } writer) return null;
+        if (writer.LastThread != System.Environment.CurrentManagedThreadId || writer.FlowToken != s_flowWriteToken.Value || !writer.IsActive) return null;
+        return writer;
+    }
+
+    /// <summary>
+    /// Waits for the write lock after a first try failed. While the running writer looks like the caller's own
+    /// (see <see cref="NestedWriter"/>), waits in short steps for it to end or move to another thread, and refuses
+    /// once it has looked so for <see cref="NestedWriteGrace"/> (or the whole timeout, if shorter).
+    /// </summary>
+    private bool WaitForWriteLock(TimeSpan timeout)
+    {
+        if (timeout == Timeout.InfiniteTimeSpan) timeout = TimeSpan.MaxValue;
+        long started = Stopwatch.GetTimestamp();
+        while (NestedWriter() is { } writer)
+        {
+            var elapsed = Stopwatch.GetElapsedTime(started);
+            if (elapsed >= NestedWriteGrace || elapsed >= timeout)
+                throw new InvalidOperationException(
+                    $"This thread already holds the write transaction of the environment in '{Directory}' (transaction {writer.TransactionId}); " +
+                    "commit or dispose it before beginning another. Only one write transaction runs at a time, so waiting for it here would never end.");
+            var step = timeout - elapsed;
+            if (_writeLock.Wait(step < NestedWritePoll ? step : NestedWritePoll)) return true;
+        }
+        if (timeout == TimeSpan.MaxValue) return _writeLock.Wait(Timeout.InfiniteTimeSpan);
+        var left = timeout - Stopwatch.GetElapsedTime(started);
+        return _writeLock.Wait(left > TimeSpan.Zero ? left : TimeSpan.Zero);
+    }
+
+    /// <summary>Marks <paramref name="writer"/>, just begun by BeginWrite, as this flow's.</summary>
+    private void ClaimForFlow(WriteTransaction writer)
+    {
+        long token = Interlocked.Increment(ref s_writeTokens);
+        s_flowWriteToken.Value = token;
+        writer.FlowToken = token;
+        Volatile.Write(ref _syncWriter, writer);
+    }
+
+    /// <summary>What BeginWrite and BeginWriteAsync throw when the running writer held the lock past the timeout.</summary>
+    private static TimeoutException WriteLockTimeout(TimeSpan timeout) =>
+        new($"Another write transaction held the environment for longer than {timeout.TotalSeconds:0.###} s; only one writer runs at a time.");
+}

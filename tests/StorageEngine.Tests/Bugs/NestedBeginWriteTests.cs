@@ -1,0 +1,102 @@
+namespace StorageEngine.Tests.Bugs;
+
+/// <summary>
+/// A BeginWrite on the thread that already held the write transaction waited the whole WriteTimeout and then
+/// blamed "another write transaction". It is now refused with InvalidOperationException saying that this thread
+/// holds it, long before the timeout, while a writer handed to another thread to commit is still waited for.
+/// BeginWrite and BeginWriteAsync time out with one message.
+/// </summary>
+public sealed class NestedBeginWriteTests
+{
+    // Far longer than any test may run: a nested BeginWrite that waited for it would hang the test run.
+    private static StorageEnvironment OpenWithLongTimeout() =>
+        StorageEnvironment.Open(new StorageEnvironmentOptions { Durability = DurabilityMode.InMemory, WriteTimeout = TimeSpan.FromHours(1) });
+
+    [Fact]
+    public void ABeginWriteOnTheThreadThatHoldsTheWriteTransactionIsRefusedWithoutWaitingForTheTimeout()
+    {
+        using var environment = OpenWithLongTimeout();
+        using var held = environment.BeginWrite();
+        held.CreateTree("t").Put("k"u8, "v"u8);
+
+        var nested = Assert.Throws<InvalidOperationException>(() => environment.BeginWrite());
+        Assert.Contains("This thread already holds the write transaction", nested.Message);
+        Assert.Contains($"transaction {held.TransactionId}", nested.Message);
+        Assert.Throws<InvalidOperationException>(() => environment.BeginWrite(Timeout.InfiniteTimeSpan));
+
+        // The refusal changed nothing: the held transaction commits, and the next BeginWrite here succeeds.
+        held.Commit();
+        using var next = environment.BeginWrite();
+        Assert.Equal("v"u8.ToArray(), next.OpenTree("t").Get("k"u8));
+    }
+
+    [Fact]
+    public async Task AWriteTransactionHandedToAnotherThreadToCommitIsWaitedForNotRefused()
+    {
+        using var environment = OpenWithLongTimeout();
+        var handed = environment.BeginWrite();
+        handed.CreateTree("t").Put("k"u8, "handed"u8);
+        using var release = new ManualResetEventSlim();
+        var committer = Task.Factory.StartNew(() =>
+        {
+            release.Wait();
+            handed.Commit();
+        }, TaskCreationOptions.LongRunning);
+        // Let the other thread take the transaction once this thread is waiting for the lock.
+        _ = Task.Run(async () =>
+        {
+            await Task.Delay(50);
+            release.Set();
+        });
+
+        using (var next = environment.BeginWrite())
+        {
+            Assert.Equal("handed"u8.ToArray(), next.OpenTree("t").Get("k"u8));
+        }
+        await committer;
+    }
+
+    [Fact]
+    public async Task AnotherThreadWaitsForTheWriterThatThisThreadHolds()
+    {
+        using var environment = OpenWithLongTimeout();
+        // Only the thread and flow that began the writer are refused; anyone else waits for it.
+        var held = environment.BeginWrite();
+        var waiter = Task.Factory.StartNew(() =>
+        {
+            using var next = environment.BeginWrite();
+            return next.OpenTree("t").Count;
+        }, TaskCreationOptions.LongRunning);
+        await Task.Delay(100);
+        Assert.False(waiter.IsCompleted);
+        held.CreateTree("t").Put("k"u8, "v"u8);
+        held.Commit();
+        Assert.Equal(1, await waiter);
+    }
+
+    [Fact]
+    public async Task BeginWriteAndBeginWriteAsyncTimeOutWithTheSameMessage()
+    {
+        using var environment = StorageEnvironment.Open(new StorageEnvironmentOptions
+        {
+            Durability = DurabilityMode.InMemory,
+            WriteTimeout = TimeSpan.FromMilliseconds(20),
+        });
+        using var holder = new ManualResetEventSlim();
+        using var done = new ManualResetEventSlim();
+        var holding = Task.Factory.StartNew(() =>
+        {
+            using var held = environment.BeginWrite();
+            holder.Set();
+            done.Wait();
+        }, TaskCreationOptions.LongRunning);
+        holder.Wait();
+
+        var sync = Assert.Throws<TimeoutException>(() => environment.BeginWrite());
+        var async = await Assert.ThrowsAsync<TimeoutException>(async () => await environment.BeginWriteAsync());
+        Assert.Equal(sync.Message, async.Message);
+        Assert.Contains("Another write transaction held the environment", sync.Message);
+        done.Set();
+        await holding;
+    }
+}
