@@ -22,14 +22,16 @@ public sealed class ClusterNode : IAsyncDisposable
     private readonly WriteAheadLog _log;
     private readonly RaftCluster _raft;
     private readonly ILogger _logger;
+    private readonly LeadershipTerm _leadership;
     private int _disposed;
 
-    private ClusterNode(ClusterNodeOptions options, EngineStateMachine stateMachine, WriteAheadLog log, RaftCluster raft, ILogger logger)
+    private ClusterNode(ClusterNodeOptions options, EngineStateMachine stateMachine, WriteAheadLog log, RaftCluster raft, LeadershipTerm leadership, ILogger logger)
     {
         _options = options;
         _stateMachine = stateMachine;
         _log = log;
         _raft = raft;
+        _leadership = leadership;
         _logger = logger;
     }
 
@@ -111,9 +113,11 @@ public sealed class ClusterNode : IAsyncDisposable
             builder.Build();
 
             raft = new RaftCluster(configuration) { AuditTrail = log };
+            var leadership = new LeadershipTerm();
+            raft.LeaderChanged += leadership.OnLeaderChanged;
             await raft.StartAsync(cancellationToken).ConfigureAwait(false);
             logger.LogInformation("Node {Self} started: applied up to {Applied}, log up to {Last}.", options.Self, stateMachine.LastAppliedIndex, log.LastEntryIndex);
-            return new ClusterNode(options, stateMachine, log, raft, logger);
+            return new ClusterNode(options, stateMachine, log, raft, leadership, logger);
         }
         catch
         {
@@ -164,13 +168,18 @@ public sealed class ClusterNode : IAsyncDisposable
             throw new ArgumentException($"A key of {largestKey} bytes is longer than the environment's largest ({environment.MaxKeySize}).");
         if (largestValue > StorageEnvironment.MaxValueSize)
             throw new ArgumentException($"A value of {largestValue} bytes is larger than the environment's largest ({StorageEnvironment.MaxValueSize}).");
-        if (!IsLeader)
+        // The entry carries the term this node was elected in, never the node's current term: when a higher term
+        // arrives, DotNext stores it before it leaves the leader state, and an entry appended in between with the
+        // new term would sit at an index where the new leader has a different entry of that same term; the logs
+        // would then look equal there, and this node would apply an entry the cluster never committed.
+        long term = _leadership.Term;
+        if (!IsLeader || term != _raft.Term)
             throw new NotLeaderException(Leader, NotLeaderMessage());
 
         var pending = new PendingWrite(requestId);
         try
         {
-            await _raft.ReplicateAsync(new BinaryLogEntry { Content = payload, Term = _raft.Term, Context = pending }, cancellationToken).ConfigureAwait(false);
+            await _raft.ReplicateAsync(new BinaryLogEntry { Content = payload, Term = term, Context = pending }, cancellationToken).ConfigureAwait(false);
         }
         catch (RaftNotLeaderException e) when (!pending.Task.IsCompleted)
         {
