@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Package smoke test: packs StorageEngine, StorageEngine.Gpu, StorageEngine.Extensions.Hosting and StorageEngine.Tool into a
+# Package smoke test: packs StorageEngine, StorageEngine.Gpu, StorageEngine.Extensions.Hosting, StorageEngine.Tool and
+# StorageEngine.Cluster into a
 # temporary folder feed with a unique version, checks what the packages carry (README, license expression, XML
 # docs, symbols, repository commit), then does what a user does: builds and runs tests/PackageConsumer and
 # tests/HostingConsumer against the feed by PackageReference, and installs the tool from the feed and runs it.
@@ -25,6 +26,7 @@ dotnet pack src/StorageEngine -c Release -o "$feed" -p:Version="$version" --nolo
 dotnet pack src/StorageEngine.Gpu -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Tool -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 dotnet pack src/StorageEngine.Extensions.Hosting -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
+dotnet pack src/StorageEngine.Cluster -c Release -o "$feed" -p:Version="$version" --nologo -v quiet
 
 package="$feed/StorageEngine.$version.nupkg"
 [ -f "$package" ] || fail "no $package"
@@ -38,6 +40,12 @@ for entry in README.md lib/net10.0/StorageEngine.Extensions.Hosting.dll lib/net1
 done
 unzip -p "$hosting" StorageEngine.Extensions.Hosting.nuspec | grep -q "<dependency id=\"StorageEngine\" version=\"$version\"" \
     || fail "the hosting package does not depend on StorageEngine $version"
+cluster="$feed/StorageEngine.Cluster.$version.nupkg"
+[ -f "$cluster" ] || fail "no StorageEngine.Cluster package"
+unzip -l "$cluster" | grep -q " lib/net10.0/StorageEngine.Cluster.xml\$" || fail "StorageEngine.Cluster has no XML docs"
+cluster_nuspec="$(unzip -p "$cluster" StorageEngine.Cluster.nuspec)"
+grep -q "id=\"StorageEngine\" version=\"$version\"" <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on StorageEngine $version"
+grep -q 'id="DotNext.Net.Cluster"' <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on DotNext.Net.Cluster"
 contents="$(unzip -l "$package")"
 for entry in README.md lib/net10.0/StorageEngine.dll lib/net10.0/StorageEngine.xml; do
     grep -q " $entry\$" <<<"$contents" || fail "$entry is missing from the package"
@@ -102,4 +110,4 @@ code=$?
 set -e
 [ "$code" -eq 1 ] || fail "info on a missing path exited $code, not 1"
 grep -q "does not exist" <<<"$message" || fail "unclear message for a missing path: $message"
-echo "package-smoke: OK (StorageEngine $version, StorageEngine.Gpu $version, StorageEngine.Extensions.Hosting $version, StorageEngine.Tool $version)"
+echo "package-smoke: OK (StorageEngine $version, StorageEngine.Gpu $version, StorageEngine.Extensions.Hosting $version, StorageEngine.Tool $version, StorageEngine.Cluster $version)"

@@ -1,0 +1,46 @@
+// A cluster node in its own process, for the cluster tests.
+// Usage: StorageEngine.Cluster.NodeProcess <dataDirectory> <selfIndex> <member,member,...> [snapshotInterval] [durability]
+// Members are ip:raftPort/clientPort. Prints "ready" once the node and its client server run; stops cleanly
+// (final checkpoint, exit code 0) when standard input closes.
+
+using Microsoft.Extensions.Logging;
+using StorageEngine;
+using StorageEngine.Cluster;
+
+if (args.Length < 3)
+{
+    Console.Error.WriteLine("usage: <dataDirectory> <selfIndex> <member,member,...> [snapshotInterval] [safe|lazy]");
+    return 2;
+}
+// Warnings and errors of DotNext and the node go to standard error, which the tests show when a node misbehaves.
+using var loggerFactory = LoggerFactory.Create(builder => builder
+    .AddSimpleConsole(console => { console.SingleLine = true; console.TimestampFormat = "HH:mm:ss.fff "; })
+    .AddFilter("StorageEngine.Cluster", LogLevel.Information)
+    .AddFilter("DotNext", Environment.GetEnvironmentVariable("STORAGEENGINE_CLUSTER_DEBUG") == "1" ? LogLevel.Debug : LogLevel.Warning)
+    .SetMinimumLevel(LogLevel.Warning));
+var members = args[2].Split(',').Select(ClusterMember.Parse).ToList();
+var options = new ClusterNodeOptions
+{
+    DataDirectory = args[0],
+    Self = members[int.Parse(args[1])],
+    Members = members,
+    SnapshotInterval = args.Length > 3 ? long.Parse(args[3]) : 10_000,
+    Durability = args.Length > 4 && args[4] == "lazy" ? DurabilityMode.Lazy : DurabilityMode.Safe,
+    LowerElectionTimeout = TimeSpan.FromMilliseconds(300),
+    UpperElectionTimeout = TimeSpan.FromMilliseconds(600),
+    RequestTimeout = TimeSpan.FromSeconds(1),
+    LoggerFactory = loggerFactory,
+};
+await using var node = await ClusterNode.StartAsync(options);
+await using var server = new ClusterServer(node);
+server.Start();
+Console.WriteLine("ready");
+Console.Out.Flush();
+await Task.Run(() =>
+{
+    while (Console.ReadLine() is not null)
+    {
+    }
+});
+Console.WriteLine("stopping");
+return 0;
