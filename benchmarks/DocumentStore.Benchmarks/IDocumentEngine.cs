@@ -36,6 +36,9 @@ internal interface IDocumentEngine : IDisposable
     /// <summary>Documents in the collection.</summary>
     long Count();
 
-    /// <summary>Bytes of every file of the database on disk.</summary>
+    /// <summary>Bytes of every file of the database on disk (data file, journal or log files kept for reuse).</summary>
     long FileBytes();
+
+    /// <summary>Bytes of the data file alone.</summary>
+    long DataFileBytes();
 }

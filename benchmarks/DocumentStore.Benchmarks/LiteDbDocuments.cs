@@ -95,5 +95,7 @@ internal sealed class LiteDbDocuments(string directory) : IDocumentEngine
 
     public long FileBytes() => Directory.EnumerateFiles(directory).Sum(file => new FileInfo(file).Length);
 
+    public long DataFileBytes() => new FileInfo(FilePath).Length;
+
     public void Dispose() => Close();
 }

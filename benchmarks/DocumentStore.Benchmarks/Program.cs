@@ -1,8 +1,8 @@
 // The document database benchmark: samples/DocumentStore on StorageEngine (Safe mode) against LiteDB 5 (its
 // write-ahead log on), the same scenario from the same seed on both (see Scenario.cs).
 // Usage: dotnet run -c Release --project benchmarks/DocumentStore.Benchmarks -- [--documents N | --full] [--dir D]
-//   --documents N  documents of about 1 KB to insert (default 20,000: about a minute on 2 vCPUs)
-//   --full         1,000,000 documents, 1,000,000 gets and 2,000 queries of each kind (hours on a small machine)
+//   --documents N  documents of about 1 KB to insert (default 100,000: about a minute on 2 vCPUs)
+//   --full         1,000,000 documents, 1,000,000 gets, 2,000 queries of each kind
 //   --dir D        where the two databases go (default: a new temporary directory, removed at the end)
 // Prints each engine's phases, then the ratio of the rates (StorageEngine / LiteDB: above 1 means StorageEngine
 // is faster) and of the file sizes. Exits 1 when the engines disagree on what a phase found.
@@ -20,7 +20,7 @@ for (int i = 0; i < args.Length; i++)
             options = options with { Documents = documents, Gets = (int)Math.Min(documents, 1_000_000) };
             break;
         case "--full":
-            options = options with { Documents = 1_000_000, Gets = 1_000_000, QueriesPerKind = 2_000, SingleCommits = 2_000 };
+            options = options with { Documents = 1_000_000, Gets = 1_000_000, QueriesPerKind = 2_000 };
             break;
         case "--dir":
             root = Path.GetFullPath(args[++i]);
@@ -74,7 +74,7 @@ try
             Console.WriteLine($"  the engines disagree: {a.Check:N0} against {b.Check:N0}");
         }
     }
-    Console.WriteLine("ratio: StorageEngine's rate / LiteDB's (above 1: StorageEngine faster); for file bytes, StorageEngine's size / LiteDB's (below 1: smaller).");
+    Console.WriteLine("ratio: StorageEngine's rate / LiteDB's (above 1: StorageEngine faster); for file sizes, StorageEngine's size / LiteDB's (below 1: smaller).");
     return agree ? 0 : 1;
 }
 finally

@@ -92,7 +92,8 @@ internal sealed class Scenario(ScenarioOptions options)
 
         long count = engine.Count();
         engine.Close();
-        results.Add(new PhaseResult("file bytes after close", "bytes", engine.FileBytes(), 1, count));
+        results.Add(new PhaseResult("all files after close", "bytes", engine.FileBytes(), 1, count));
+        results.Add(new PhaseResult("data file after close", "bytes", engine.DataFileBytes(), 1, count));
         return results;
     }
 

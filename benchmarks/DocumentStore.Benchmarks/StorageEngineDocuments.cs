@@ -83,5 +83,7 @@ internal sealed class StorageEngineDocuments(string directory) : IDocumentEngine
 
     public long FileBytes() => Directory.EnumerateFiles(directory).Sum(file => new FileInfo(file).Length);
 
+    public long DataFileBytes() => new FileInfo(Path.Combine(directory, "data.sedb")).Length;
+
     public void Dispose() => Close();
 }
