@@ -1,7 +1,7 @@
 // The document database benchmark: samples/DocumentStore on StorageEngine (Safe mode) against LiteDB 5 (its
 // write-ahead log on), the same scenario from the same seed on both (see Scenario.cs).
 // Usage: dotnet run -c Release --project benchmarks/DocumentStore.Benchmarks -- [--documents N | --full] [--dir D]
-//   --documents N  documents of about 1 KB to insert (default 100,000: about a minute on 2 vCPUs)
+//   --documents N  documents of about 1 KB to insert (default 100,000: about 25 s on 2 vCPUs)
 //   --full         1,000,000 documents, 1,000,000 gets, 2,000 queries of each kind
 //   --dir D        where the two databases go (default: a new temporary directory, removed at the end)
 // Prints each engine's phases, then the ratio of the rates (StorageEngine / LiteDB: above 1 means StorageEngine
