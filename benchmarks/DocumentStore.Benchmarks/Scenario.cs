@@ -1,0 +1,125 @@
+using System.Diagnostics;
+
+namespace DocumentStore.Benchmarks;
+
+/// <summary>
+/// The scenario both engines run, operation for operation from the same seed: bulk insert in transactions of
+/// <see cref="ScenarioOptions.BatchSize"/>, inserts of one document per transaction, gets by id, equality and
+/// range queries on each index with paging, updates that move both index keys, deletes, and a reopen.
+/// </summary>
+internal sealed class Scenario(ScenarioOptions options)
+{
+    public List<PhaseResult> Run(IDocumentEngine engine, Action<string> log)
+    {
+        var results = new List<PhaseResult>();
+        var random = new Random(options.Seed);
+        var content = new Random(options.Seed + 1);
+        long n = options.Documents;
+        void Record(PhaseResult result)
+        {
+            results.Add(result);
+            log($"  {result.Phase,-22} {result.Operations,10:N0} {result.Unit,-5} {result.Seconds,8:0.000} s {result.Rate,12:N0}/s  check {result.Check:N0}");
+        }
+
+        var clock = Stopwatch.StartNew();
+        engine.Open();
+        Record(new PhaseResult("create", "opens", 1, clock.Elapsed.TotalSeconds, 0));
+
+        // Bulk insert: documents 0..n-1 in batches.
+        var batch = new List<SampleDocument>(options.BatchSize);
+        clock.Restart();
+        for (long i = 0; i < n; i += options.BatchSize)
+        {
+            batch.Clear();
+            for (long j = i; j < Math.Min(n, i + options.BatchSize); j++)
+                batch.Add(DocumentGenerator.Create(j, (int)(j % DocumentGenerator.Cities), (int)(j * 7 % DocumentGenerator.Ages), content));
+            engine.Insert(batch);
+        }
+        Record(new PhaseResult($"insert (batch {options.BatchSize})", "docs", n, clock.Elapsed.TotalSeconds, engine.Count()));
+
+        // One document per transaction: the durable commit path.
+        clock.Restart();
+        for (int i = 0; i < options.SingleCommits; i++)
+        {
+            long id = n + i;
+            engine.Insert([DocumentGenerator.Create(id, (int)(id % DocumentGenerator.Cities), (int)(id * 7 % DocumentGenerator.Ages), content)]);
+        }
+        long total = n + options.SingleCommits;
+        Record(new PhaseResult("insert (1 per commit)", "docs", options.SingleCommits, clock.Elapsed.TotalSeconds, engine.Count()));
+
+        // Gets by id, random, about 1 in 10 missing.
+        long found = 0;
+        clock.Restart();
+        for (int i = 0; i < options.Gets; i++)
+            if (engine.Get(DocumentGenerator.Id(random.NextInt64(total + total / 10)))) found++;
+        Record(new PhaseResult("get by id", "gets", options.Gets, clock.Elapsed.TotalSeconds, found));
+
+        RunQueries(engine, random, Record);
+
+        // Updates that move both index keys: half of the documents, in batches.
+        long updates = total / 2;
+        clock.Restart();
+        for (long i = 0; i < updates; i += options.BatchSize)
+        {
+            batch.Clear();
+            for (long j = i; j < Math.Min(updates, i + options.BatchSize); j++)
+            {
+                long id = j * 2;
+                batch.Add(DocumentGenerator.Create(id, (int)((id + 1 + j % 7) % DocumentGenerator.Cities), (int)((id * 7 + 13) % DocumentGenerator.Ages), content));
+            }
+            engine.Update(batch);
+        }
+        Record(new PhaseResult($"update (batch {options.BatchSize})", "docs", updates, clock.Elapsed.TotalSeconds, engine.Count()));
+
+        // Deletes: every fourth document, in batches.
+        long deletes = total / 4;
+        var ids = new List<string>(options.BatchSize);
+        clock.Restart();
+        for (long i = 0; i < deletes; i += options.BatchSize)
+        {
+            ids.Clear();
+            for (long j = i; j < Math.Min(deletes, i + options.BatchSize); j++) ids.Add(DocumentGenerator.Id(j * 4 + 1));
+            engine.Delete(ids);
+        }
+        Record(new PhaseResult($"delete (batch {options.BatchSize})", "docs", deletes, clock.Elapsed.TotalSeconds, engine.Count()));
+
+        // Reopen: a clean close, then open and read one document.
+        engine.Close();
+        clock.Restart();
+        engine.Open();
+        bool first = engine.Get(DocumentGenerator.Id(0));
+        Record(new PhaseResult("reopen + first get", "opens", 1, clock.Elapsed.TotalSeconds, first ? 1 : 0));
+
+        long count = engine.Count();
+        engine.Close();
+        results.Add(new PhaseResult("all files after close", "bytes", engine.FileBytes(), 1, count));
+        results.Add(new PhaseResult("data file after close", "bytes", engine.DataFileBytes(), 1, count));
+        return results;
+    }
+
+    private void RunQueries(IDocumentEngine engine, Random random, Action<PhaseResult> record)
+    {
+        var kinds = new (string Name, Func<IndexQuery> Next)[]
+        {
+            ("city = x", () => new IndexQuery("city", DocumentGenerator.City(random.Next(DocumentGenerator.Cities)), null)),
+            ("city in [x, x+2]", () =>
+            {
+                int low = random.Next(DocumentGenerator.Cities - 2);
+                return new IndexQuery("city", DocumentGenerator.City(low), DocumentGenerator.City(low + 2));
+            }),
+            ("age = x", () => new IndexQuery("age", random.Next(DocumentGenerator.Ages), null)),
+            ("age in [x, x+4]", () =>
+            {
+                int low = random.Next(DocumentGenerator.Ages - 4);
+                return new IndexQuery("age", low, low + 4);
+            }),
+        };
+        foreach (var (name, next) in kinds)
+        {
+            long read = 0;
+            var clock = Stopwatch.StartNew();
+            for (int i = 0; i < options.QueriesPerKind; i++) read += engine.Query(next(), options.PageSize, options.Pages);
+            record(new PhaseResult(name, "qry", options.QueriesPerKind, clock.Elapsed.TotalSeconds, read));
+        }
+    }
+}
