@@ -403,9 +403,10 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     public void Every_csharp_example_in_the_docs_is_one_of_these_tests()
     {
         string root = RepositoryCheckout.Root;
-        // This class's files, and the GPU package's examples, which run in its own test project.
+        // This class's files, and the GPU and cluster packages' examples, which run in their own test projects.
         var sources = Directory.GetFiles(Path.Combine(root, "tests", "StorageEngine.Tests", "Api"), "DocumentationExamplesTests*.cs")
-            .Append(Path.Combine(root, "tests", "StorageEngine.Gpu.Tests", "DocumentationExamplesTests.cs"));
+            .Append(Path.Combine(root, "tests", "StorageEngine.Gpu.Tests", "DocumentationExamplesTests.cs"))
+            .Append(Path.Combine(root, "tests", "StorageEngine.Cluster.Tests", "DocumentationExamplesTests.cs"));
         string tests = string.Join("\n", sources.Select(file => Normalize(File.ReadAllText(file))));
         int examples = 0;
         foreach (var doc in Directory.GetFiles(Path.Combine(root, "docs"), "*.md"))
