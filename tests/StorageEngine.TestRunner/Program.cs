@@ -1,8 +1,9 @@
 // Runs the tests of StorageEngine.Tests in this process, for a self-contained publish on a machine where
 // 'dotnet test' cannot run (win-x64 under Wine, linux-arm64 under qemu).
-// Usage: StorageEngine.TestRunner [--list] [--filter TEXT]...
+// Usage: StorageEngine.TestRunner [--list] [--filter TEXT]... [--exclude TEXT]...
 // --filter (repeatable) keeps the tests whose display name ("Namespace.Class.Method(arguments)") contains one
-// of the texts; --list prints the selected tests' names instead of running them.
+// of the texts; --exclude (repeatable) then drops those whose name contains one of its texts; --list prints
+// the selected tests' names instead of running them.
 // Exit code: 0 when tests ran and none failed; 1 when one failed or none was selected; 2 for a bad argument.
 
 using System.Reflection;
@@ -12,6 +13,7 @@ using Xunit.Abstractions;
 using Xunit.Sdk;
 
 var filters = new List<string>();
+var excludes = new List<string>();
 bool listOnly = false;
 for (int i = 0; i < args.Length; i++)
 {
@@ -23,9 +25,13 @@ for (int i = 0; i < args.Length; i++)
     {
         filters.Add(args[++i]);
     }
+    else if (args[i] == "--exclude" && i + 1 < args.Length)
+    {
+        excludes.Add(args[++i]);
+    }
     else
     {
-        Console.Error.WriteLine($"error: unknown argument '{args[i]}'; the runner takes --list and --filter TEXT.");
+        Console.Error.WriteLine($"error: unknown argument '{args[i]}'; the runner takes --list, --filter TEXT and --exclude TEXT.");
         return 2;
     }
 }
@@ -43,6 +49,7 @@ using (var discovery = new DiscoverySink())
     discovery.WaitForCompletion();
     selected = discovery.TestCases
         .Where(test => filters.Count == 0 || filters.Exists(filter => test.DisplayName.Contains(filter, StringComparison.Ordinal)))
+        .Where(test => !excludes.Exists(exclude => test.DisplayName.Contains(exclude, StringComparison.Ordinal)))
         .ToList();
 }
 

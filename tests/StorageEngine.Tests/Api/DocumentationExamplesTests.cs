@@ -54,6 +54,9 @@ public sealed partial class DocumentationExamplesTests : IDisposable
             crashed.SimulateCrash();
         }
         foreach (var journal in Directory.GetFiles(path, "journal.*")) File.Delete(journal);
+        Assert.Empty(Directory.GetFiles(path, "journal.*"));
+        var refused = Record.Exception(() => StorageEnvironment.Open(path).Dispose());
+        Assert.True(refused is CorruptionException, $"expected CorruptionException, got {refused?.GetType().Name ?? "none"}; files: {string.Join(", ", Directory.GetFiles(path).Select(Path.GetFileName))}");
         Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(path));
 
         using var salvaged = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = path, AcceptJournalLoss = true });
