@@ -53,10 +53,10 @@ public sealed partial class DocumentationExamplesTests : IDisposable
             }
             crashed.SimulateCrash();
         }
-        foreach (var journal in Directory.GetFiles(path, "journal.*")) File.Delete(journal);
-        Assert.Empty(Directory.GetFiles(path, "journal.*"));
-        var refused = Record.Exception(() => StorageEnvironment.Open(path).Dispose());
-        Assert.True(refused is CorruptionException, $"expected CorruptionException, got {refused?.GetType().Name ?? "none"}; files: {string.Join(", ", Directory.GetFiles(path).Select(Path.GetFileName))}");
+        // Names matched here, not by a GetFiles pattern: Wine's pattern matching finds no "journal.*" at all.
+        var journals = Directory.GetFiles(path).Where(file => Path.GetFileName(file).StartsWith("journal.", StringComparison.Ordinal)).ToList();
+        Assert.NotEmpty(journals);
+        foreach (var journal in journals) File.Delete(journal);
         Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(path));
 
         using var salvaged = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = path, AcceptJournalLoss = true });
