@@ -45,7 +45,8 @@ publish src/StorageEngine.Tool "$work/tool"
 tool="$work/tool/StorageEngine.Tool"
 printf '%s\n' '{"tree":"t","key":"a","value":"1"}' '{"tree":"t","key":"b","value":"2"}' \
     | "$tool" load "$work/env" --encoding text
-"$tool" info "$work/env" --json | grep -q '"entryCount": 2' || fail "the Native AOT tool's info --json lacks the entry count"
+info_json="$("$tool" info "$work/env" --json)"
+grep -q '"entryCount": 2' <<<"$info_json" || fail "the Native AOT tool's info --json lacks the entry count"
 "$tool" stats "$work/env" --json >/dev/null
 "$tool" check "$work/env"
 "$tool" backup "$work/env" "$work/env.backup"

@@ -38,11 +38,14 @@ hosting_contents="$(unzip -l "$hosting")"
 for entry in README.md lib/net10.0/StorageEngine.Extensions.Hosting.dll lib/net10.0/StorageEngine.Extensions.Hosting.xml; do
     grep -q " $entry\$" <<<"$hosting_contents" || fail "$entry is missing from the hosting package"
 done
-unzip -p "$hosting" StorageEngine.Extensions.Hosting.nuspec | grep -q "<dependency id=\"StorageEngine\" version=\"$version\"" \
+# Output captured before grep -q reads it: under pipefail, grep -q leaving early fails the pipe with SIGPIPE.
+hosting_nuspec="$(unzip -p "$hosting" StorageEngine.Extensions.Hosting.nuspec)"
+grep -q "<dependency id=\"StorageEngine\" version=\"$version\"" <<<"$hosting_nuspec" \
     || fail "the hosting package does not depend on StorageEngine $version"
 cluster="$feed/StorageEngine.Cluster.$version.nupkg"
 [ -f "$cluster" ] || fail "no StorageEngine.Cluster package"
-unzip -l "$cluster" | grep -q " lib/net10.0/StorageEngine.Cluster.xml\$" || fail "StorageEngine.Cluster has no XML docs"
+cluster_contents="$(unzip -l "$cluster")"
+grep -q " lib/net10.0/StorageEngine.Cluster.xml\$" <<<"$cluster_contents" || fail "StorageEngine.Cluster has no XML docs"
 cluster_nuspec="$(unzip -p "$cluster" StorageEngine.Cluster.nuspec)"
 grep -q "id=\"StorageEngine\" version=\"$version\"" <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on StorageEngine $version"
 grep -q 'id="DotNext.Net.Cluster"' <<<"$cluster_nuspec" || fail "StorageEngine.Cluster does not depend on DotNext.Net.Cluster"
