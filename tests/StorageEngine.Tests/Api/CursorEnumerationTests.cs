@@ -77,11 +77,16 @@ public sealed class CursorEnumerationTests
         }
         long expected = Sum();
 
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        long bytes = Sum();
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-
-        Assert.Equal(expected, bytes);
+        // The least of a few passes: tiered compilation may recompile the loop (and allocate on this thread while
+        // doing so) during any early pass; a pass that allocates nothing shows the loop itself allocates nothing.
+        long allocated = long.MaxValue;
+        for (int pass = 0; pass < 5 && allocated != 0; pass++)
+        {
+            long before = GC.GetAllocatedBytesForCurrentThread();
+            long bytes = Sum();
+            allocated = Math.Min(allocated, GC.GetAllocatedBytesForCurrentThread() - before);
+            Assert.Equal(expected, bytes);
+        }
         Assert.Equal(0, allocated);
     }
 
