@@ -74,7 +74,7 @@ internal static unsafe class EnvironmentFiles
                 throw new StorageException($"There is no environment to open read-only in '{directory}': {DataFileName} is empty.");
             if (file.Length == 0)
             {
-                // A new environment has no journal yet, and keeps no spare journal file before its first session:
+                // A new environment has no journal yet, and keeps no spare journal file until its first open completes:
                 // journal files beside an empty data file (in use or spare) mean that the data file was lost.
                 var journalFiles = fs.ListFiles(directory).Where(name => JournalFileNames.TryParse(name, out _) || JournalFileNames.IsFree(name)).ToList();
                 if (journalFiles.Count > 0 && useJournal)
