@@ -92,7 +92,7 @@ public sealed partial class StorageEnvironment
             // environment finds it closed, its files free.
             ExitTransaction();
             if (failure is null) waiter.SetResult();
-            else waiter.SetException(CommitFailure(failure));
+            else waiter.SetException(CommitPipeline.CommitFailure(failure));
         }
     }
 }

@@ -28,7 +28,7 @@ public sealed partial class StorageEnvironment
         using var activity = Common.EngineInstruments.StartBackup(Directory);
         using var read = BeginRead();
         // The backup copies pages from the mapping: pages still awaiting a checkpoint go to the file first.
-        WriteOutUnwrittenPages();
+        _commits.WriteOutUnwrittenPages();
         var chunks = PlanBackup(read.Snapshot);
         var writer = new BackupWriter(destination, read.Snapshot, PageSize, Header.EnvironmentId, chunks);
         return await writer.WriteAsync(progress, cancellationToken).ConfigureAwait(false);

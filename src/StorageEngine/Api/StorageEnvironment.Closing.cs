@@ -27,12 +27,12 @@ public sealed partial class StorageEnvironment
         Monitor.Enter(_checkpointLock);
         try
         {
-            if (clean && _journal is not null && _writeFailure is null)
+            if (clean && _journal is not null && !_writeFailure.HasFailed)
             {
                 CheckpointCore(closing: true);
                 // Trimming remaps (Windows cannot cut a mapped file): only when no reader can be reading. Readers
                 // registered now stay until disposed, and the file keeps its unused tail, as after a crash.
-                if (_readers.Count == 0) _data.TrimTo(Volatile.Read(ref _current).State.PageCount);
+                if (_readers.Count == 0) _data.TrimTo(_commits.Published.State.PageCount);
                 RetireJournalOnClose();
             }
         }
@@ -79,7 +79,6 @@ public sealed partial class StorageEnvironment
         _data.Dispose();
         // The pool first: a disposed pool frees what is returned to it rather than parking it.
         _pool.Dispose();
-        _pending.ReleaseAll(_pool);
-        _unwritten?.ReleaseAll(_pool);
+        _commits.ReleaseAll();
     }
 }

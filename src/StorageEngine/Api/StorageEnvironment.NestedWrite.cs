@@ -51,11 +51,11 @@ public sealed partial class StorageEnvironment
                     $"This thread already holds the write transaction of the environment in '{Directory}' (transaction {writer.TransactionId}); " +
                     "commit or dispose it before beginning another. Only one write transaction runs at a time, so waiting for it here would never end.");
             var step = timeout - elapsed;
-            if (_writeLock.Wait(step < NestedWritePoll ? step : NestedWritePoll)) return true;
+            if (_commits.EnterWriter(step < NestedWritePoll ? step : NestedWritePoll)) return true;
         }
-        if (timeout == TimeSpan.MaxValue) return _writeLock.Wait(Timeout.InfiniteTimeSpan);
+        if (timeout == TimeSpan.MaxValue) return _commits.EnterWriter(Timeout.InfiniteTimeSpan);
         var left = timeout - Stopwatch.GetElapsedTime(started);
-        return _writeLock.Wait(left > TimeSpan.Zero ? left : TimeSpan.Zero);
+        return _commits.EnterWriter(left > TimeSpan.Zero ? left : TimeSpan.Zero);
     }
 
     /// <summary>Marks <paramref name="writer"/>, just begun by BeginWrite, as this flow's.</summary>

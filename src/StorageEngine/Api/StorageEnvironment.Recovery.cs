@@ -39,7 +39,7 @@ public sealed partial class StorageEnvironment
             }
             catch (Exception e)
             {
-                RecordWriteFailure(e, "Syncing the pages recovered from the journal into the data file");
+                _writeFailure.Record(e, "Syncing the pages recovered from the journal into the data file");
                 Common.EngineLog.RecoverySyncFailed(_logger, e);
                 throw;
             }
@@ -94,7 +94,7 @@ public sealed partial class StorageEnvironment
     private void RebuildFreeSpace()
     {
         long started = System.Diagnostics.Stopwatch.GetTimestamp();
-        var snapshot = _current;
+        var snapshot = _commits.Published;
         var pages = NewPageWriter(snapshot, PageSourceFor(snapshot), snapshot.TransactionId);
         try
         {
@@ -107,7 +107,7 @@ public sealed partial class StorageEnvironment
             pages.Seal(sealedPages, runs, encodeDiffs: false, out _);
             try
             {
-                WriteRuns(runs);
+                CommitPipeline.WriteRuns(_data, runs, new List<ReadOnlyMemory<byte>>());
                 _data.Flush();
                 PageWriter.MarkVerified(sealedPages, _verified, _verifiedValues);
             }

@@ -133,7 +133,7 @@ public sealed partial class StorageEnvironment
                 }
                 if (!await WaitForCommitAsync(expected, cancellationToken).ConfigureAwait(false)) break;
                 uint? skippedState = null;
-                var record = tail.Next(expected, Volatile.Read(ref _current).JournalFileNumber,
+                var record = tail.Next(expected, _commits.Published.JournalFileNumber,
                     skipped => { if (skipped.TransactionId == expected - 1) skippedState = StateChecksum(skipped.State); });
                 session.FileNumber = tail.FileNumber;
                 unflushed += ShippingStreamWriter.WriteRecord(destination, record, skippedState ?? previous);
@@ -168,7 +168,7 @@ public sealed partial class StorageEnvironment
         lock (_checkpointLock)
         {
             if (_filesClosed) ThrowIfDisposed();
-            var published = Volatile.Read(ref _current);
+            var published = _commits.Published;
             if (firstTransaction > published.TransactionId + 1)
             {
                 throw new ReplicationException(
@@ -207,7 +207,7 @@ public sealed partial class StorageEnvironment
         while (true)
         {
             var signal = CommitSignal();
-            if (Volatile.Read(ref _current).TransactionId >= transactionId) return true;
+            if (_commits.Published.TransactionId >= transactionId) return true;
             if (IsDisposed) return false;
             try
             {
@@ -228,7 +228,8 @@ public sealed partial class StorageEnvironment
         return Interlocked.CompareExchange(ref _commitSignal, fresh, null) ?? fresh;
     }
 
-    partial void OnCommitted(Snapshot published) => Interlocked.Exchange(ref _commitSignal, null)?.TrySetResult();
+    /// <summary>Wakes shipping sessions waiting for a commit (see <see cref="ICommitHost.Published"/>).</summary>
+    private void OnCommitted(Snapshot published) => Interlocked.Exchange(ref _commitSignal, null)?.TrySetResult();
 
     private static uint StateChecksum(ReadOnlySpan<byte> state) => Crc32C.Compute(state);
 
@@ -285,7 +286,7 @@ public sealed partial class StorageEnvironment
             var taken = new List<long>();
             while (await reader.ReadRecordAsync(cancellationToken).ConfigureAwait(false) is { } record)
             {
-                var current = Volatile.Read(ref _current);
+                var current = _commits.Published;
                 if (record.TransactionId <= current.TransactionId) continue;
                 if (record.TransactionId != current.TransactionId + 1)
                 {
@@ -320,7 +321,7 @@ public sealed partial class StorageEnvironment
     /// <summary>Pages the primary shipped as diffs, rebuilt on this replica's own copies of their base pages.</summary>
     private unsafe void RebuildDiffs(ShippingStreamReader reader, ReplicatedRecord record)
     {
-        var current = Volatile.Read(ref _current);
+        var current = _commits.Published;
         reader.RebuildDiffs(record, current.Base, current.State.PageCount);
     }
 
@@ -332,64 +333,26 @@ public sealed partial class StorageEnvironment
     {
         var guard = _reuseGuard!;
         guard.Release(_readers.Oldest());
-        var current = Volatile.Read(ref _current);
+        var current = _commits.Published;
         return guard.Inspect(current.Base, current.State.PageCount, record.Runs, freed, taken);
     }
 
     /// <summary>
-    /// Applies one transaction shipped from the primary as if this environment had committed it: its record
-    /// (the primary's page images and state, unchanged) goes to this environment's journal, then the pages into
-    /// the data file, then the new snapshot is published and shipping sessions of this environment are woken.
-    /// The caller holds the write lock (a transaction from <see cref="BeginInternalWrite"/>, never committed)
-    /// and has verified the record; no local commit may be pending (a replica has none). The pages are the
-    /// primary's, page for page: a replica is restored from the primary's backup, so its page numbers match.
+    /// Applies one transaction shipped from the primary as if this environment had committed it, through the one
+    /// commit path (<see cref="CommitPipeline.Apply"/>): its record (the primary's page images and state, unchanged)
+    /// goes to this environment's journal, the pages into the data file, then the new snapshot is published and
+    /// shipping sessions of this environment are woken. The caller holds the write lock (a transaction from
+    /// <see cref="BeginInternalWrite"/>, never committed) and has verified the record. The pages are the primary's,
+    /// page for page: a replica is restored from the primary's backup, so its page numbers match.
     /// </summary>
     /// <exception cref="StorageException">Writing failed; the replica must be reopened (recovery keeps what was journaled).</exception>
     internal void ApplyReplicatedTransaction(EnvironmentState state, List<JournalPageRun> runs)
     {
-        ThrowIfWriteFailed();
-        var snapshot = Volatile.Read(ref _current);
-        if (state.TransactionId != snapshot.TransactionId + 1)
-            throw new ReplicationException($"Transaction {state.TransactionId} cannot follow transaction {snapshot.TransactionId}.");
-        lock (_groupLock)
-        {
-            while (_groupWriting) Monitor.Wait(_groupLock);
-            if (_queue.Count > 0 || !_pending.IsEmpty)
-                throw new InvalidOperationException("Local commits are pending; a replicated transaction cannot be applied beside them.");
-            _groupWriting = true;
-        }
-        try
-        {
-            // Sized first, so that a refusal (disk full) changes nothing.
-            _data.EnsureCapacity(state.PageCount, state.TransactionId);
-            long journalFile = snapshot.JournalFileNumber;
-            if (_journal is not null)
-            {
-                var encoded = new byte[EnvironmentState.Size];
-                MemoryMarshal.Write(encoded, in state);
-                journalFile = AppendToJournal([new JournalEntry(state.TransactionId, encoded, runs)]);
-            }
-            // These page numbers now hold other pages: their checksums are checked again on first read.
-            foreach (var run in runs)
-            {
-                _verified.Remove(run.FirstPage, run.PageCount);
-                _verifiedValues.Remove(run.FirstPage, run.PageCount);
-            }
-            WriteJournaledRuns(runs);
-            var published = new Snapshot(state, _data.View, journalFile);
-            Volatile.Write(ref _current, published);
-            TellCheckpointerOfJournal();
-            ReloadFreeSpace(published);
-            OnCommitted(published);
-        }
-        finally
-        {
-            lock (_groupLock)
-            {
-                _groupWriting = false;
-                Monitor.PulseAll(_groupLock);
-            }
-        }
+        var current = _commits.Published;
+        if (state.TransactionId != current.TransactionId + 1)
+            throw new ReplicationException($"Transaction {state.TransactionId} cannot follow transaction {current.TransactionId}.");
+        _commits.Apply(state, runs);
+        ReloadFreeSpace(_commits.Published);
     }
 
     /// <summary>The bitmap pages were replaced by the primary's: recount the free-space map from them.</summary>
@@ -423,7 +386,7 @@ public sealed partial class StorageEnvironment
                     throw new TimeoutException($"Readers older than transaction {guard.NewestTracked} stayed open for {_options.WriteTimeout.TotalSeconds:0.###} s; the promoted replica would reuse pages they read.");
                 Thread.Sleep(1);
             }
-            ReloadFreeSpace(Volatile.Read(ref _current));
+            ReloadFreeSpace(_commits.Published);
             // Recovery rebuilds journaled diffs on base pages that the last checkpoint must still hold; the
             // primary's frees were never tracked here, so a checkpoint first makes all of them safe to reuse.
             CheckpointCore();

@@ -19,12 +19,6 @@ public sealed partial class StorageEnvironment : IDisposable
     /// <summary>Largest value, in bytes.</summary>
     public const int MaxValueSize = 1 << 30;
 
-    /// <summary>Largest journal record (all pages one transaction changes).</summary>
-    private const long MaxTransactionBytes = int.MaxValue - (64L << 20);
-
-    /// <summary>Bytes of pages past which a commit group takes no further records (one at least).</summary>
-    private const long MaxGroupBytes = 32L << 20;
-
     private readonly StorageEnvironmentOptions _options;
     private readonly IFileSystem _fileSystem;
     private readonly IDisposable _lock;
@@ -41,44 +35,16 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly ReaderTable _readers;
     private readonly PageBufferPool _pool;
     private readonly NativeBuffer _scratch;
-    private readonly SemaphoreSlim _writeLock = new(1, 1);
-    private readonly List<ReadOnlyMemory<byte>> _gather = new();
-    // Group commit: commits queue here (under _groupLock) until a committing thread, the leader of the
-    // moment, writes all of them with one journal write. _pending (under the write lock) keeps their pages
-    // readable by the next writer until they are in the data file.
-    private readonly object _groupLock = new();
-    private readonly List<PendingCommit> _queue = new();
-    private readonly List<PendingCommit> _group = new();
-    private readonly List<JournalEntry> _groupEntries = new();
-    private readonly PendingPages _pending = new();
-    private bool _groupWriting;
-    // Write transactions begun (or waiting for the lock) and not yet committed or ended, and the committers
-    // expected in a group (the last group's size plus those that queued while it was written): a leader gives
-    // them a moment to join its group, up to about one journal write's time (a running average, in Stopwatch
-    // ticks). Counting those that queued during the write matters: two threads can otherwise settle into
-    // alternating groups of one, each leading while the other builds its next transaction, so that every
-    // commit waits for two journal writes and two threads commit no faster than one.
-    private int _writersInFlight;
-    private int _queued;
-    private int _expectedCommitters;
-    private long _journalWriteTicks;
-    // The last write transaction's page tables, empty, for the next one.
-    private PageWriterTables? _spareTables;
+    // Every commit, local or replicated, goes through it; it owns the write lock and the published snapshot.
+    private readonly CommitPipeline _commits;
     private readonly Checkpointer? _checkpointer;
-    // Committed pages the next checkpoint writes to the data file (null without a journal: pages go there at commit).
-    private readonly UnwrittenPages? _unwritten;
-    private Snapshot _current;
     // The background end of a recovery (FinishRecovery), or null when the open replayed nothing.
     private readonly Task? _recovering;
     // Write transactions and replication applies in progress; readers are counted by their reader slots.
     private int _openTransactions;
     private int _disposeRequested;
     private int _closed;
-    // The failure that stopped writes, and what failed (a commit's journal write, a checkpoint, ...).
-    private Exception? _writeFailure;
-    private string? _writeFailureSource;
-    private readonly object _writeFailureLock = new();
-    private long _checkpointedTransactionId;
+    private readonly WriteFailure _writeFailure = new();
 
     private StorageEnvironment(StorageEnvironmentOptions options)
     {
@@ -127,9 +93,10 @@ public sealed partial class StorageEnvironment : IDisposable
             _pool = new PageBufferPool(PageSize, 4 * Math.Min(options.CheckpointThreshold, 128L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
-            _current = new Snapshot(opened.State, _data.View, opened.NextJournalFile);
-            var loader = PageSourceFor(_current);
-            var bitmaps = NewPageWriter(_current, loader, 0);
+            _commits = new CommitPipeline(new Snapshot(opened.State, _data.View, opened.NextJournalFile), _data, _pool, _freeSpace,
+                _verified, _verifiedValues, _writeFailure, this, options.CheckpointThreshold);
+            var loader = PageSourceFor(_commits.Published);
+            var bitmaps = NewPageWriter(_commits.Published, loader, 0);
             _freeSpace.Load(bitmaps, opened.State.PageCount);
             // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
             if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
@@ -162,8 +129,9 @@ public sealed partial class StorageEnvironment : IDisposable
                     int retired = _journal.RetireBelow(opened.NextJournalFile);
                     if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
                 }
-                _unwritten = new UnwrittenPages(() => Volatile.Read(ref _current).TransactionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
+                _commits.UseJournal(_journal, _checkpointer);
+                _checkpointer.Start();
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
@@ -223,7 +191,7 @@ public sealed partial class StorageEnvironment : IDisposable
     public DurabilityMode Durability => _options.Durability;
 
     /// <summary>Id of the last committed transaction.</summary>
-    public long LastCommittedTransactionId => Volatile.Read(ref _current).TransactionId;
+    public long LastCommittedTransactionId => _commits.Published.TransactionId;
 
     internal DataFileHeader Header { get; private set; }
 
@@ -231,7 +199,7 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal IFileSystem FileSystem => _fileSystem;
 
-    internal Snapshot CurrentSnapshot => Volatile.Read(ref _current);
+    internal Snapshot CurrentSnapshot => _commits.Published;
 
     internal FreeSpaceMap FreeSpace => _freeSpace;
 
@@ -243,13 +211,13 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         // A reader is counted by its slot alone, not by _openTransactions: a counter every reader increments
         // would be one cache line bouncing between all reading cores.
-        var snapshot = Volatile.Read(ref _current);
+        var snapshot = _commits.Published;
         int slot = _readers.Register(snapshot.TransactionId);
         // Announce, then check that the snapshot is still current: the writer either sees the announcement
         // or published after it, in which case the reader moves to the newer snapshot.
         while (true)
         {
-            var latest = Volatile.Read(ref _current);
+            var latest = _commits.Published;
             if (ReferenceEquals(latest, snapshot)) break;
             snapshot = latest;
             _readers.Update(slot, snapshot.TransactionId);
@@ -264,183 +232,15 @@ public sealed partial class StorageEnvironment : IDisposable
         return new ReadTransaction(this, snapshot, pages, slot);
     }
 
-    /// <summary>
-    /// Starts the write transaction, waiting up to <paramref name="timeout"/> (default
-    /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>) while another one runs.
-    /// </summary>
-    /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
-    /// <exception cref="InvalidOperationException">
-    /// This thread already holds the write transaction: it began it with BeginWrite, and no other thread has used
-    /// it since. Thrown once the transaction has stayed so for a moment (a transaction handed to another thread to
-    /// commit is waited for), not after the whole timeout.
-    /// </exception>
-    public WriteTransaction BeginWrite(TimeSpan? timeout = null)
-    {
-        ThrowIfReadOnly("start a write transaction");
-        ThrowIfReplicaWrite();
-        EnterTransaction();
-        Interlocked.Increment(ref _writersInFlight);
-        bool locked = false;
-        try
-        {
-            var wait = timeout ?? _options.WriteTimeout;
-            locked = _writeLock.Wait(0) || WaitForWriteLock(wait);
-            if (!locked) throw WriteLockTimeout(wait);
-            var writer = CreateWriteTransaction();
-            ClaimForFlow(writer);
-            return writer;
-        }
-        catch
-        {
-            if (locked) _writeLock.Release();
-            Interlocked.Decrement(ref _writersInFlight);
-            ExitTransaction();
-            throw;
-        }
-    }
-
-    /// <summary>
-    /// Starts the write transaction once the running one (if any) ends, without blocking a thread, waiting up to
-    /// <see cref="StorageEnvironmentOptions.WriteTimeout"/>.
-    /// </summary>
-    /// <exception cref="TimeoutException">Another write transaction stayed open longer than the timeout.</exception>
-    public async ValueTask<WriteTransaction> BeginWriteAsync(CancellationToken cancellationToken = default)
-    {
-        ThrowIfReadOnly("start a write transaction");
-        ThrowIfReplicaWrite();
-        EnterTransaction();
-        Interlocked.Increment(ref _writersInFlight);
-        bool locked = false;
-        try
-        {
-            locked = await _writeLock.WaitAsync(_options.WriteTimeout, cancellationToken).ConfigureAwait(false);
-            if (!locked) throw WriteLockTimeout(_options.WriteTimeout);
-            return CreateWriteTransaction();
-        }
-        catch
-        {
-            if (locked) _writeLock.Release();
-            Interlocked.Decrement(ref _writersInFlight);
-            ExitTransaction();
-            throw;
-        }
-    }
-
-    private WriteTransaction CreateWriteTransaction()
-    {
-        ThrowIfWriteFailed();
-        _pending.ReleaseCompleted(_pool);
-        long oldest = OldestVisibleSnapshot();
-        _unwritten?.ReleaseRetired(_readers, _pending.OldestTransactionId, _pool);
-        ThrowIfWriteFailed();
-        var published = Volatile.Read(ref _current);
-        _data.ReleaseRetired(oldest);
-        _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(oldest));
-        // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
-        // Without a journal none ever begins (_checkpointStarted stays 0), so every young page no reader sees is
-        // released; skipping the call there leaked each page freed over a commit in flight.
-        lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
-        // The writer starts from the last commit, durable or not; readers stay on the last durable one.
-        var snapshot = _pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
-        var source = PageSourceFor(snapshot);
-        var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1, Interlocked.Exchange(ref _spareTables, null));
-        return new WriteTransaction(this, snapshot, pages);
-    }
-
-    /// <summary>
-    /// Runs a checkpoint on the writer's thread when the data file would otherwise grow while many freed pages
-    /// wait for one (see <see cref="FreeSpaceMap.MakeReusable"/>). A writer that outruns the background
-    /// checkpoints, as one keeping commits in flight can, is slowed to their pace instead of growing the file by
-    /// their lag. Returns whether pages may have become reusable.
-    /// </summary>
-    private bool CheckpointForReuse()
-    {
-        // Only when the checkpoint is what holds them back: not a reader, not commits still on their way to the journal.
-        if (Volatile.Read(ref _checkpointedTransactionId) < OldestVisibleSnapshot())
-        {
-            try
-            {
-                CheckpointCore();
-            }
-            catch (Exception e) when (e is IOException or StorageException)
-            {
-                // The background checkpointer retries it and a failed write fails the commit; the file grows meanwhile.
-                EngineLog.ReuseCheckpointFailed(_logger, e);
-                return false;
-            }
-        }
-        // Released here, not only when the next transaction begins: a background checkpoint that ended during this
-        // transaction covers pages that still wait (with none run here, the file grew past them). Read again: a
-        // reader may have begun meanwhile.
-        long waiting = _freeSpace.WaitingPages;
-        _freeSpace.ReleaseUpTo(FreedPagesReusableUpTo(OldestVisibleSnapshot()));
-        return _freeSpace.WaitingPages < waiting;
-    }
-
-    /// <summary>
-    /// The oldest snapshot a reader may hold now (the published one when no reader is older). The published
-    /// snapshot is read before the readers: a reader registering after that read of the readers checks the
-    /// current snapshot after registering (see <see cref="BeginRead"/>), so it holds one at least as new. Read the
-    /// other way round, a commit published in between (group commits publish from other threads) let a reader
-    /// registered meanwhile on an older snapshot go unseen.
-    /// </summary>
-    private long OldestVisibleSnapshot()
-    {
-        long published = Volatile.Read(ref _current).TransactionId;
-        return Math.Min(_readers.Oldest(), published);
-    }
-
-    /// <summary>
-    /// The newest transaction whose freed pages may be reused, given <paramref name="oldestVisible"/>. With a
-    /// journal, a page freed after the last checkpoint must not be overwritten until one covers it: recovery may
-    /// need it as the base of a journaled diff, and in Lazy mode a power loss can lose the records after the
-    /// checkpoint while the page cache already wrote later pages.
-    /// </summary>
-    private long FreedPagesReusableUpTo(long oldestVisible) =>
-        _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
-
     /// <summary>Whether the environment is open and accepts writes now (see <see cref="EnvironmentHealth"/>).</summary>
-    public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure);
+    public EnvironmentHealth GetHealth() => EnvironmentHealth.Of(this, _writeFailure.Exception);
 
-    internal EnvironmentGaugeReading ReadGauges() => new(Volatile.Read(ref _current).TransactionId, Volatile.Read(ref _current).State.PageCount, _freeSpace.FreePages, _data.File.Length, _readers.Count, _readers.Oldest(), _journal?.WriteCount ?? 0, _journal?.BytesWritten ?? 0);
+    internal EnvironmentGaugeReading ReadGauges() => new(_commits.Published.TransactionId, _commits.Published.State.PageCount, _freeSpace.FreePages, _data.File.Length, _readers.Count, _readers.Oldest(), _journal?.WriteCount ?? 0, _journal?.BytesWritten ?? 0);
 
-    private void ThrowIfWriteFailed()
-    {
-        if (_writeFailure is not null) ThrowWriteFailed();
-    }
-
-    private void ThrowWriteFailed()
-    {
-        Exception failure;
-        string source;
-        lock (_writeFailureLock) (failure, source) = (_writeFailure!, _writeFailureSource!);
-        throw new StorageException($"{source} failed ({failure.Message}); this environment accepts no more writes. Reopen it: recovery keeps every acknowledged commit.", failure);
-    }
-
-    /// <summary>
-    /// Stops writes after <paramref name="failure"/> of <paramref name="source"/> (a phrase that begins a sentence:
-    /// "A checkpoint"), which later writers are told. Keeps the first failure unless <paramref name="replace"/>.
-    /// </summary>
-    private void RecordWriteFailure(Exception failure, string source, bool replace = false)
-    {
-        lock (_writeFailureLock)
-        {
-            if (_writeFailure is not null && !replace) return;
-            _writeFailureSource = source;
-            _writeFailure = failure;
-        }
-    }
-
-    private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _unwritten);
+    private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _commits.Unwritten);
 
     private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId, PageWriterTables? tables = null) =>
-        new(snapshot, source, _pending, _freeSpace, _pool, _scratch.Pointer, transactionId, tables);
-
-    /// <summary>Keeps an ended write transaction's page tables for the next one (see <see cref="PageWriterTables"/>).</summary>
-    internal void ReturnPageTables(PageWriterTables? tables)
-    {
-        if (tables is not null) Volatile.Write(ref _spareTables, tables);
-    }
+        new(snapshot, source, _commits.Pending, _freeSpace, _pool, _scratch.Pointer, transactionId, tables);
 
     internal void EndRead(int slot)
     {
@@ -452,81 +252,11 @@ public sealed partial class StorageEnvironment : IDisposable
         }
     }
 
-    /// <summary>
-    /// Writes every committed page to the data file durably, records that in the checkpoint header, and
-    /// recycles the journal files that are no longer needed. Runs in the background on its own; call it to
-    /// force one.
-    /// </summary>
-    public void Checkpoint()
-    {
-        ThrowIfDisposed();
-        ThrowIfReadOnly("checkpoint");
-        CheckpointCore();
-    }
-
-    /// <summary>Bytes of committed pages held in memory for the next checkpoint.</summary>
-    internal long UnwrittenBytes => _unwritten?.Bytes ?? 0;
-
-    private readonly object _checkpointLock = new();
-    // Orders a checkpoint's choice of snapshot against the writer's early release of young freed pages.
-    private readonly object _reuseGate = new();
-    private long _checkpointStarted;
-    private bool _filesClosed;
-
-    /// <param name="closing">
-    /// On a clean close the header points past every journal file, so the next open reads no journal at all.
-    /// </param>
-    internal void CheckpointCore(bool closing = false)
-    {
-        if (_journal is null) return;
-        WaitForRecovery();
-        lock (_checkpointLock)
-        {
-            if (_filesClosed) return;
-            Snapshot snapshot;
-            // Young freed pages written before this snapshot may be live in its state: none is released early from now on.
-            lock (_reuseGate)
-            {
-                snapshot = Volatile.Read(ref _current);
-                _checkpointStarted = snapshot.TransactionId;
-            }
-            if (snapshot.TransactionId == Header.CheckpointTransactionId && !closing) return;
-            ThrowIfWriteFailed();
-            long started = System.Diagnostics.Stopwatch.GetTimestamp();
-            long journalFile = closing ? _journal.CurrentFileNumber + 1 : snapshot.JournalFileNumber;
-            ArraySegment<KeyValuePair<long, UnwrittenPages.Entry>>? written = null;
-            try
-            {
-                written = WriteUnwrittenPages(snapshot);
-                _data.Flush();
-                Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
-                // The data file holds them now; dropped before the checkpoint lets their freed pages be reused.
-                if (written is { } collected) _unwritten!.Remove(collected);
-            }
-            catch (IOException e)
-            {
-                // After a failed sync Linux marks the dirty pages clean, so a later sync succeeds without them: only
-                // the journal still holds them, and no later checkpoint may retire it. Writes stop until a reopen
-                // replays the journal.
-                RecordWriteFailure(e, "A checkpoint");
-                throw;
-            }
-            finally
-            {
-                if (written is { } collected) _unwritten!.EndCollect(collected);
-            }
-            Volatile.Write(ref _checkpointedTransactionId, snapshot.TransactionId);
-            int retired = _journal.RetireBelow(RetainJournalFrom(snapshot.JournalFileNumber));
-            EngineInstruments.CheckpointCompleted(started, snapshot.TransactionId);
-            EngineLog.CheckpointWritten(_logger, snapshot.TransactionId, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
-        }
-    }
-
     /// <summary>Sizes and counters of the environment now.</summary>
     public EnvironmentStatistics GetStatistics()
     {
         ThrowIfDisposed();
-        var snapshot = Volatile.Read(ref _current);
+        var snapshot = _commits.Published;
         int journalFiles = 0;
         long journalBytes = 0;
         if (_journal is not null || IsReadOnly)
@@ -554,15 +284,6 @@ public sealed partial class StorageEnvironment : IDisposable
             JournalRecords = _journal?.RecordCount ?? 0,
             JournalBytesWritten = _journal?.BytesWritten ?? 0,
         };
-    }
-
-    /// <summary>Background upkeep of the journal: keep a spare file ready.</summary>
-    internal void PrepareJournal()
-    {
-        lock (_checkpointLock)
-        {
-            if (!_filesClosed) _journal?.EnsureSpareFile();
-        }
     }
 
     /// <summary>
@@ -628,7 +349,7 @@ public sealed partial class StorageEnvironment : IDisposable
     {
         try
         {
-            _journal!.RetireAllOnClose(Volatile.Read(ref _current).State.PageCount * PageSize);
+            _journal!.RetireAllOnClose(_commits.Published.State.PageCount * PageSize);
         }
         catch (IOException e)
         {

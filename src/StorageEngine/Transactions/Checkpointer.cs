@@ -11,7 +11,7 @@ namespace StorageEngine.Transactions;
 /// </summary>
 internal sealed class Checkpointer : IDisposable
 {
-    private readonly StorageEnvironment _environment;
+    private readonly ICheckpointTarget _target;
     private readonly long _threshold;
     private readonly TimeSpan _interval;
     private readonly ILogger _logger;
@@ -28,15 +28,17 @@ internal sealed class Checkpointer : IDisposable
     // Set with the signal by a checkpoint trigger, so that a wake-up for the journal's spare alone runs none.
     private int _checkpointWanted;
 
-    public Checkpointer(StorageEnvironment environment, long threshold, TimeSpan interval, ILogger logger)
+    /// <remarks>The thread starts with <see cref="Start"/>, once everything the target's checkpoint uses exists.</remarks>
+    public Checkpointer(ICheckpointTarget target, long threshold, TimeSpan interval, ILogger logger)
     {
-        _environment = environment;
+        _target = target;
         _threshold = Math.Max(1, threshold);
         _interval = interval;
         _logger = logger;
         _thread = new Thread(Run) { IsBackground = true, Name = "StorageEngine checkpointer" };
-        _thread.Start();
     }
+
+    public void Start() => _thread.Start();
 
     /// <summary>Called after each commit with the journal's running byte count.</summary>
     public void OnCommit(long journalBytesWritten)
@@ -105,7 +107,7 @@ internal sealed class Checkpointer : IDisposable
             try
             {
                 long freed = Volatile.Read(ref _freedBytes);
-                _environment.CheckpointCore();
+                _target.Checkpoint();
                 Interlocked.Add(ref _freedBytes, -freed);
                 Volatile.Write(ref _journalBytesAtCheckpoint, bytes);
                 // Commits while it ran still reported the pages it was writing as held in memory, and asked for the
@@ -128,7 +130,7 @@ internal sealed class Checkpointer : IDisposable
     private bool Due() =>
         Volatile.Read(ref _journalBytes) - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold
         || Volatile.Read(ref _freedBytes) >= _threshold
-        || _environment.UnwrittenBytes >= _threshold;
+        || _target.UnwrittenBytes >= _threshold;
 
     private void PrepareJournal()
     {
@@ -136,7 +138,7 @@ internal sealed class Checkpointer : IDisposable
         _spareFailed = false;
         try
         {
-            _environment.PrepareJournal();
+            _target.PrepareJournal();
         }
         catch (Exception e)
         {
@@ -150,7 +152,7 @@ internal sealed class Checkpointer : IDisposable
     {
         _stopping = true;
         _signal.Set();
-        _thread.Join();
+        if (_thread.ThreadState != ThreadState.Unstarted) _thread.Join();
         _signal.Dispose();
     }
 }

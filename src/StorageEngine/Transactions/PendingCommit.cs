@@ -26,6 +26,21 @@ internal sealed class PendingCommit
         RecordBytes = recordBytes;
     }
 
+    /// <summary>
+    /// A transaction another environment committed (a primary's, shipped to this replica), applied through the
+    /// same group write: it holds no page buffers of this environment, frees nothing here, and its runs go
+    /// straight into the data file.
+    /// </summary>
+    public static PendingCommit Applied(EnvironmentState state, byte[] encodedState, List<JournalPageRun> runs)
+    {
+        long bytes = 0;
+        foreach (var run in runs) bytes += run.Data.Length;
+        return new PendingCommit(state, encodedState, new List<CommittedRun>(), runs, null, bytes, new List<long>()) { IsApplied = true };
+    }
+
+    /// <summary>True for a transaction made by <see cref="Applied"/>.</summary>
+    public bool IsApplied { get; private init; }
+
     public EnvironmentState State { get; }
 
     public long TransactionId => State.TransactionId;

@@ -1,0 +1,135 @@
+using StorageEngine.Common;
+using StorageEngine.Journal;
+using StorageEngine.Paging;
+
+namespace StorageEngine.Transactions;
+
+/// <summary>
+/// The one way a transaction becomes durable and visible. A local commit is prepared in memory under the write
+/// lock (<see cref="Prepare"/>), then made durable by a group's single journal write and published in order
+/// (<see cref="WaitDurable"/>); a transaction shipped from a primary takes the same group write through
+/// <see cref="Apply"/>. Owns all commit state: the write-lock hand-off, the queue of prepared commits, their
+/// pages until the data file holds them (<see cref="Pending"/>, <see cref="Unwritten"/>), and the published
+/// snapshot.
+/// </summary>
+/// <remarks>
+/// Split by stage: this file holds the state and the writer's hand-off; <c>CommitPipeline.Group.cs</c> the
+/// group write; <c>CommitPipeline.DataWrites.cs</c> where committed pages go in the data file.
+/// </remarks>
+internal sealed partial class CommitPipeline
+{
+    /// <summary>Largest journal record (all pages one transaction changes).</summary>
+    public const long MaxTransactionBytes = int.MaxValue - (64L << 20);
+
+    /// <summary>Bytes of pages past which a commit group takes no further records (one at least).</summary>
+    private const long MaxGroupBytes = 32L << 20;
+
+    private readonly DataFile _data;
+    private readonly PageBufferPool _pool;
+    private readonly FreeSpaceMap _freeSpace;
+    private readonly VerifiedPages _verified;
+    private readonly VerifiedPages _verifiedValues;
+    private readonly WriteFailure _failure;
+    private readonly ICommitHost _host;
+    private readonly int _pageSize;
+    private readonly long _unwrittenLimit;
+    private readonly SemaphoreSlim _writeLock = new(1, 1);
+    private Snapshot _published;
+    // Set once by UseJournal while the environment opens, before any commit.
+    private JournalWriter? _journal;
+    private Checkpointer? _checkpointer;
+    private UnwrittenPages? _unwritten;
+
+    public CommitPipeline(Snapshot published, DataFile data, PageBufferPool pool, FreeSpaceMap freeSpace, VerifiedPages verified,
+        VerifiedPages verifiedValues, WriteFailure failure, ICommitHost host, long checkpointThreshold)
+    {
+        _published = published;
+        _data = data;
+        _pool = pool;
+        _freeSpace = freeSpace;
+        _verified = verified;
+        _verifiedValues = verifiedValues;
+        _failure = failure;
+        _host = host;
+        _pageSize = data.PageSize;
+        // Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves.
+        _unwrittenLimit = Math.Max(2 * checkpointThreshold, 64L << 20);
+    }
+
+    /// <summary>
+    /// Commits go through <paramref name="journal"/> from now on, their pages held for the checkpoints that
+    /// <paramref name="checkpointer"/> runs. Without it (in memory, read-only) a commit writes its pages into
+    /// the data file itself. Called once, while the environment opens.
+    /// </summary>
+    public void UseJournal(JournalWriter journal, Checkpointer checkpointer)
+    {
+        _journal = journal;
+        _checkpointer = checkpointer;
+        _unwritten = new UnwrittenPages(() => Published.TransactionId);
+    }
+
+    /// <summary>The last durable commit, which new readers see.</summary>
+    public Snapshot Published => Volatile.Read(ref _published);
+
+    /// <summary>Pages of prepared commits not yet durable or not yet released, as the writer sees them; under the write lock.</summary>
+    public PendingPages Pending { get; } = new();
+
+    /// <summary>Committed pages held in memory for the next checkpoint; null without a journal.</summary>
+    public UnwrittenPages? Unwritten => _unwritten;
+
+    /// <summary>Bytes of committed pages held in memory for the next checkpoint.</summary>
+    public long UnwrittenBytes => _unwritten?.Bytes ?? 0;
+
+    /// <summary>A writer is on its way (waiting for the write lock or holding it): a group leader may wait for it to join.</summary>
+    public void WriterArriving() => Interlocked.Increment(ref _writersInFlight);
+
+    /// <summary>Takes the write lock at once if it is free.</summary>
+    public bool TryEnterWriter() => _writeLock.Wait(0);
+
+    /// <summary>Waits up to <paramref name="timeout"/> for the write lock.</summary>
+    public bool EnterWriter(TimeSpan timeout) => _writeLock.Wait(timeout);
+
+    /// <summary>Waits up to <paramref name="timeout"/> for the write lock without blocking a thread.</summary>
+    public Task<bool> EnterWriterAsync(TimeSpan timeout, CancellationToken cancellationToken) => _writeLock.WaitAsync(timeout, cancellationToken);
+
+    /// <summary>A writer that arrived leaves, holding the write lock (<paramref name="locked"/>) or not.</summary>
+    public void WriterLeft(bool locked)
+    {
+        Interlocked.Decrement(ref _writersInFlight);
+        if (locked) _writeLock.Release();
+    }
+
+    /// <summary>
+    /// Under the write lock, before a writer starts: frees the buffers of commits the data file now holds and of
+    /// held pages no reader can see any more, and returns the state the writer starts from: the last prepared
+    /// commit, durable or not (readers stay on the last durable one).
+    /// </summary>
+    public Snapshot PrepareWriter(ReaderTable readers)
+    {
+        Pending.ReleaseCompleted(_pool);
+        _unwritten?.ReleaseRetired(readers, Pending.OldestTransactionId, _pool);
+        var published = Published;
+        return Pending.Latest is { } latest ? new Snapshot(latest.State, _data.View, published.JournalFileNumber) : published;
+    }
+
+    /// <summary>Frees every page buffer the pipeline holds (on close, once nobody reads them).</summary>
+    public void ReleaseAll()
+    {
+        Pending.ReleaseAll(_pool);
+        _unwritten?.ReleaseAll(_pool);
+    }
+
+    /// <summary>Frees the buffers of completed commits now if no writer runs, rather than hold them until the next one.</summary>
+    private void ReleaseCompletedIfIdle()
+    {
+        if (!_writeLock.Wait(0)) return;
+        try
+        {
+            Pending.ReleaseCompleted(_pool);
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+    }
+}

@@ -1,0 +1,14 @@
+namespace StorageEngine.Transactions;
+
+/// <summary>What the background <see cref="Checkpointer"/> runs: the checkpoint itself, and the journal's upkeep.</summary>
+internal interface ICheckpointTarget
+{
+    /// <summary>Writes every committed page to the data file, syncs it, records the checkpoint and retires journal files.</summary>
+    void Checkpoint();
+
+    /// <summary>Bytes of committed pages held in memory for the next checkpoint.</summary>
+    long UnwrittenBytes { get; }
+
+    /// <summary>Keeps a spare journal file ready for the next switch.</summary>
+    void PrepareJournal();
+}
