@@ -123,52 +123,13 @@ public sealed partial class StorageEnvironment
             copy = Open(options);
             var counts = new CopyCounts(progress, totalEntries, names.Count);
             counts.Report();
-            var write = copy.BeginWrite();
-            try
-            {
-                long batch = 0;
-                foreach (var name in names)
-                {
-                    cancellationToken.ThrowIfCancellationRequested();
-                    var from = read.OpenTree(name);
-                    var to = write.CreateTree(name, from.Options);
-                    using var cursor = from.CreateCursor();
-                    for (bool more = cursor.First(); more; more = cursor.Next())
-                    {
-                        var key = cursor.Key;
-                        var value = cursor.Value;
-                        to.Put(key, value);
-                        batch += key.Length + value.Length + 16;
-                        counts.Entries++;
-                        counts.Bytes += key.Length + value.Length;
-                        if (counts.Entries % CopyReportInterval == 0)
-                        {
-                            cancellationToken.ThrowIfCancellationRequested();
-                            counts.Report();
-                        }
-                        if (batch < CompactionBatchBytes) continue;
-                        cancellationToken.ThrowIfCancellationRequested();
-                        write.Commit();
-                        counts.Report();
-                        write = copy.BeginWrite();
-                        to = write.CreateTree(name, from.Options);
-                        batch = 0;
-                    }
-                    counts.Trees++;
-                }
-                cancellationToken.ThrowIfCancellationRequested();
-                write.Commit();
-            }
-            finally
-            {
-                write.Dispose();
-            }
+            CopyTrees(read, copy, names, counts, cancellationToken);
             long destinationPages = copy.CurrentSnapshot.State.PageCount;
             copy.Dispose();
             copy = null;
             // Spare journal files are preallocated for the next commits; a finished copy has none to make.
             foreach (var file in fs.ListFiles(target))
-                if (file.StartsWith("journal-free.", StringComparison.Ordinal)) fs.Delete(Path.Combine(target, file));
+                if (Journal.JournalFileNames.IsFree(file)) fs.Delete(Path.Combine(target, file));
             counts.Report();
             return new CompactionResult
             {
@@ -195,6 +156,54 @@ public sealed partial class StorageEnvironment
             }
             RemovePartialCopy(fs, target, existed);
             throw;
+        }
+    }
+
+    /// <summary>
+    /// Copies every tree of <paramref name="read"/>'s snapshot into <paramref name="copy"/> in key order (so each
+    /// leaf is filled before the next is started), committing every <see cref="CompactionBatchBytes"/>.
+    /// </summary>
+    private static void CopyTrees(ReadTransaction read, StorageEnvironment copy, IReadOnlyList<string> names, CopyCounts counts, CancellationToken cancellationToken)
+    {
+        var write = copy.BeginWrite();
+        try
+        {
+            long batch = 0;
+            foreach (var name in names)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                var from = read.OpenTree(name);
+                var to = write.CreateTree(name, from.Options);
+                using var cursor = from.CreateCursor();
+                for (bool more = cursor.First(); more; more = cursor.Next())
+                {
+                    var key = cursor.Key;
+                    var value = cursor.Value;
+                    to.Put(key, value);
+                    batch += key.Length + value.Length + 16;
+                    counts.Entries++;
+                    counts.Bytes += key.Length + value.Length;
+                    if (counts.Entries % CopyReportInterval == 0)
+                    {
+                        cancellationToken.ThrowIfCancellationRequested();
+                        counts.Report();
+                    }
+                    if (batch < CompactionBatchBytes) continue;
+                    cancellationToken.ThrowIfCancellationRequested();
+                    write.Commit();
+                    counts.Report();
+                    write = copy.BeginWrite();
+                    to = write.CreateTree(name, from.Options);
+                    batch = 0;
+                }
+                counts.Trees++;
+            }
+            cancellationToken.ThrowIfCancellationRequested();
+            write.Commit();
+        }
+        finally
+        {
+            write.Dispose();
         }
     }
 

@@ -1,12 +1,15 @@
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using StorageEngine.Common;
 using StorageEngine.Journal;
+using StorageEngine.Paging;
 using StorageEngine.Platform;
 using StorageEngine.Transactions;
 
 namespace StorageEngine;
 
-// What an open decides before it touches the files, and what it may give up to succeed.
+// Opening: what an open decides before it touches the files, the steps the constructor takes in order, and
+// what an open may give up to succeed.
 public sealed partial class StorageEnvironment
 {
     /// <summary>ENOSPC on Linux (the HResult .NET gives an IOException), and Windows' ERROR_DISK_FULL and ERROR_HANDLE_DISK_FULL.</summary>
@@ -71,4 +74,83 @@ public sealed partial class StorageEnvironment
             return false;
         }
     }
+
+    private static void ValidateOptions(StorageEnvironmentOptions options)
+    {
+        if (!PageSizes.IsValid(options.PageSize))
+            throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
+        if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
+        if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
+    }
+
+    /// <summary>Creates the directory (or checks a read-only open's) and takes its lock file, shared when read-only.</summary>
+    private (IDisposable Lock, IDisposable Held) LockDirectory(string lockFile)
+    {
+        if (_options.ReadOnly) ValidateReadOnlyOpen(_options, Directory);
+        else _fileSystem.CreateDirectory(Directory);
+        IDisposable taken;
+        try
+        {
+            taken = _options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
+        }
+        catch (EnvironmentLockedException e)
+        {
+            throw new EnvironmentLockedException(lockFile, HeldLocks.IsHeld(_fileSystem, lockFile), e);
+        }
+        // This process's record of the lock (see HeldLocks), released with it.
+        return (taken, HeldLocks.Record(_fileSystem, lockFile));
+    }
+
+    /// <summary>Opens or creates the data file (locked before anything reads it) and replays a crashed session's journal.</summary>
+    private EnvironmentFiles.Opened OpenFiles(string lockFile)
+    {
+        bool readOnly = _options.ReadOnly;
+        return EnvironmentFiles.OpenOrCreate(_fileSystem, Directory, _options.PageSize, _options.Durability, _logger, readOnly, _options.AcceptJournalLoss,
+            file =>
+            {
+                if (!file.TryLockEnvironment(shared: readOnly, out string? holder))
+                    throw EnvironmentLockedException.ForDataFile(file.Path, lockFile, readOnly, holder);
+            });
+    }
+
+    /// <summary>Loads the free-space map from the bitmaps, checks them against the trees' extent, and rebuilds it if the open asks.</summary>
+    private void LoadFreeSpace(EnvironmentFiles.Opened opened)
+    {
+        var loader = PageSourceFor(_commits.Published);
+        var bitmaps = NewPageWriter(_commits.Published, loader, 0);
+        _freeSpace.Load(bitmaps, opened.State.PageCount);
+        // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
+        if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
+            throw loader.Corruption(bitmapPage, $"the free-space bitmap marks page {past} free, past the {opened.State.PageCount} pages of the file: it is newer than the recovered transaction {opened.State.TransactionId} (journal records lost?).");
+        _checkpointedTransactionId = opened.State.TransactionId;
+        if (opened.NeedsFreeSpaceRebuild) RebuildFreeSpace();
+    }
+
+    /// <summary>
+    /// The new session's journal. Its first file exists before the header names the session (see
+    /// EnvironmentFiles.Opened): now, or after a replay once the replayed pages are synced, in the background (the
+    /// first journal write waits for that).
+    /// </summary>
+    private JournalWriter OpenJournal(EnvironmentFiles.Opened opened, long sessionId) =>
+        new(_fileSystem, Directory, Header.EnvironmentId, sessionId, PageSize, _options.JournalFileSize,
+            durable: _options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
+
+    /// <summary>Names the new session in the header and retires the journal files it does not need. Returns null: nothing runs on.</summary>
+    private Task? StartSession(EnvironmentFiles.Opened opened, long sessionId)
+    {
+        Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile, _options.Durability == DurabilityMode.Lazy, sessionId);
+        int retired = _journal!.RetireBelow(opened.NextJournalFile);
+        if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
+        return null;
+    }
+
+    /// <summary>
+    /// After a replay: syncs the replayed pages and names the new session in the background (see FinishRecovery).
+    /// Its own thread, not the thread pool's: the first commit waits for it, and an application that keeps the
+    /// pool's threads busy must not hold up the environment's first write.
+    /// </summary>
+    private Task FinishRecoveryInBackground(EnvironmentFiles.Opened opened, long sessionId) =>
+        Task.Factory.StartNew(
+            () => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, _options.Durability == DurabilityMode.Lazy),
+            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 }

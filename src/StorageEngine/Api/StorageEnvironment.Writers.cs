@@ -100,6 +100,9 @@ public sealed partial class StorageEnvironment : ICommitHost
     /// <summary>The second half of a commit, after the write lock is released (see <see cref="CommitPipeline.WaitDurable"/>).</summary>
     internal void WaitDurable(PendingCommit commit, bool spin = true) => _commits.WaitDurable(commit, spin);
 
+    /// <summary>The second half of an asynchronous commit (see <see cref="AsyncCommits.CompleteAsync"/>).</summary>
+    internal Task CompleteAsync(PendingCommit commit) => _asyncCommits.CompleteAsync(commit);
+
     /// <summary>Lets the next writer in; a committed transaction still counts as open until it is durable.</summary>
     internal void ReleaseWriteLock()
     {

@@ -37,6 +37,7 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly NativeBuffer _scratch;
     // Every commit, local or replicated, goes through it; it owns the write lock and the published snapshot.
     private readonly CommitPipeline _commits;
+    private readonly AsyncCommits _asyncCommits;
     private readonly Checkpointer? _checkpointer;
     // The background end of a recovery (FinishRecovery), or null when the open replayed nothing.
     private readonly Task? _recovering;
@@ -46,89 +47,46 @@ public sealed partial class StorageEnvironment : IDisposable
     private int _closed;
     private readonly WriteFailure _writeFailure = new();
 
+    /// <remarks>
+    /// Opening, in order: the options checked, the directory locked, the files opened (and a crashed session
+    /// replayed), the free-space map loaded, then for a journaled environment a new journal session and its
+    /// checkpointer. Anything that fails gives back what was taken.
+    /// </remarks>
     private StorageEnvironment(StorageEnvironmentOptions options)
     {
+        ValidateOptions(options);
         _options = options;
         _logger = (options.LoggerFactory ?? NullLoggerFactory.Instance).CreateLogger("StorageEngine");
-        bool inMemory = options.Durability == DurabilityMode.InMemory;
-        _fileSystem = options.FileSystem ?? (inMemory ? new MemoryFileSystem(simulatesPowerLoss: false) : new OsFileSystem());
-        string directory = ResolveDirectory(options, _fileSystem);
-        if (!PageSizes.IsValid(options.PageSize))
-            throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
-        if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
-        if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
-
-        Directory = directory;
-        if (options.ReadOnly) ValidateReadOnlyOpen(options, directory);
-        else _fileSystem.CreateDirectory(directory);
-        string lockFile = Path.Combine(directory, EnvironmentFiles.LockFileName);
-        try
-        {
-            _lock = options.ReadOnly ? _fileSystem.AcquireSharedLock(lockFile) : _fileSystem.AcquireLock(lockFile);
-        }
-        catch (EnvironmentLockedException e)
-        {
-            throw new EnvironmentLockedException(lockFile, HeldLocks.IsHeld(_fileSystem, lockFile), e);
-        }
-        _heldLock = HeldLocks.Record(_fileSystem, lockFile);
+        _fileSystem = options.FileSystem ?? (options.Durability == DurabilityMode.InMemory ? new MemoryFileSystem(simulatesPowerLoss: false) : new OsFileSystem());
+        Directory = ResolveDirectory(options, _fileSystem);
+        string lockFile = Path.Combine(Directory, EnvironmentFiles.LockFileName);
+        (_lock, _heldLock) = LockDirectory(lockFile);
         EnvironmentFiles.Opened? opened = null;
         try
         {
-            opened = EnvironmentFiles.OpenOrCreate(_fileSystem, directory, options.PageSize, useJournal: !inMemory,
-                lazy: options.Durability == DurabilityMode.Lazy, _logger, options.ReadOnly, options.AcceptJournalLoss,
-                file =>
-                {
-                    if (!file.TryLockEnvironment(shared: options.ReadOnly, out string? holder))
-                        throw EnvironmentLockedException.ForDataFile(file.Path, lockFile, options.ReadOnly, holder);
-                });
+            opened = OpenFiles(lockFile);
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
+            MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
             _freeSpace = new FreeSpaceMap(PageSize);
             _readers = new ReaderTable(options.MaxReaders);
             // Enough single pages for twice what one checkpoint interval's commits leave in memory (see
-            // UnwrittenLimit): a checkpoint hands back all it wrote when it ends, while the commits that ran
-            // during it took as many again. With room for one interval only, the pool freed the surplus at each
-            // checkpoint and the writer allocated it anew (malloc and free at 7% of 1-put updates on W4's tree).
+            // CommitPipeline's limit of unwritten pages): a checkpoint hands back all it wrote when it ends, while the
+            // commits that ran during it took as many again. With room for one interval only, the pool freed the
+            // surplus at each checkpoint and the writer allocated it anew (malloc and free at 7% of 1-put updates
+            // on W4's tree).
             _pool = new PageBufferPool(PageSize, 4 * Math.Min(options.CheckpointThreshold, 128L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
-            MaxKeySize = BTree.MaxKeySizeFor(PageSize);
             _commits = new CommitPipeline(new Snapshot(opened.State, _data.View, opened.NextJournalFile), _data, _pool, _freeSpace,
                 _verified, _verifiedValues, _writeFailure, this, options.CheckpointThreshold);
-            var loader = PageSourceFor(_commits.Published);
-            var bitmaps = NewPageWriter(_commits.Published, loader, 0);
-            _freeSpace.Load(bitmaps, opened.State.PageCount);
-            // Only a lost Lazy tail legitimately leaves the bitmaps ahead of the trees, and the rebuild below fixes that.
-            if (!opened.NeedsFreeSpaceRebuild && _freeSpace.FirstFreePast(bitmaps, opened.State.PageCount, out long bitmapPage) is var past and >= 0)
-                throw loader.Corruption(bitmapPage, $"the free-space bitmap marks page {past} free, past the {opened.State.PageCount} pages of the file: it is newer than the recovered transaction {opened.State.TransactionId} (journal records lost?).");
-            _checkpointedTransactionId = opened.State.TransactionId;
-            if (opened.NeedsFreeSpaceRebuild) RebuildFreeSpace();
-            if (!inMemory && !options.ReadOnly)
+            _asyncCommits = new AsyncCommits(_commits, ExitTransaction);
+            LoadFreeSpace(opened);
+            if (options.Durability != DurabilityMode.InMemory && !options.ReadOnly)
             {
-                // The new session's first journal file exists before the header names the session (see
-                // EnvironmentFiles.Opened): now, or after a replay once the replayed pages are synced, in the
-                // background (the first journal write waits for that).
                 long sessionId = EnvironmentFiles.NewSessionId();
-                _journal = new JournalWriter(_fileSystem, directory, Header.EnvironmentId, sessionId, PageSize, options.JournalFileSize,
-                    options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
-                if (!opened.SessionPending)
-                {
-                    Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile,
-                        options.Durability == DurabilityMode.Lazy, sessionId);
-                }
-                if (opened.SessionPending)
-                {
-                    // Its own thread, not the thread pool's: the first commit waits for it, and an application
-                    // that keeps the pool's threads busy must not hold up the environment's first write.
-                    _recovering = Task.Factory.StartNew(
-                        () => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, options.Durability == DurabilityMode.Lazy),
-                        CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
-                }
-                else
-                {
-                    int retired = _journal.RetireBelow(opened.NextJournalFile);
-                    if (retired > 0) EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
-                }
+                _journal = OpenJournal(opened, sessionId);
+                _recovering = opened.SessionPending ? FinishRecoveryInBackground(opened, sessionId) : StartSession(opened, sessionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
                 _commits.UseJournal(_journal, _checkpointer);
                 _checkpointer.Start();
@@ -136,7 +94,7 @@ public sealed partial class StorageEnvironment : IDisposable
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
             EnvironmentGauges.Register(this);
-            EngineLog.EnvironmentOpened(_logger, directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
+            EngineLog.EnvironmentOpened(_logger, Directory, opened.State.TransactionId, opened.State.PageCount, options.Durability);
         }
         catch
         {
@@ -263,7 +221,7 @@ public sealed partial class StorageEnvironment : IDisposable
         {
             foreach (var name in _fileSystem.ListFiles(Directory))
             {
-                if (!name.StartsWith("journal", StringComparison.Ordinal)) continue;
+                if (!JournalFileNames.IsJournalFile(name)) continue;
                 journalFiles++;
                 using var file = _fileSystem.Open(Path.Combine(Directory, name), StorageFileMode.Buffered);
                 journalBytes += file.Length;

@@ -17,4 +17,7 @@ internal static class JournalFileNames
             NumberStyles.None, CultureInfo.InvariantCulture, out number);
 
     public static bool IsFree(string name) => name.StartsWith(FreePrefix, StringComparison.Ordinal);
+
+    /// <summary>Whether <paramref name="name"/> is a journal file, in use or waiting for reuse.</summary>
+    public static bool IsJournalFile(string name) => TryParse(name, out _) || IsFree(name);
 }

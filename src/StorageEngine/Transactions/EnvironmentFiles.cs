@@ -44,9 +44,8 @@ internal static unsafe class EnvironmentFiles
     /// <param name="fs">The file layer.</param>
     /// <param name="directory">The environment's directory.</param>
     /// <param name="pageSize">Page size for a new environment.</param>
-    /// <param name="useJournal">False for in-memory environments, which have no journal.</param>
+    /// <param name="durability">What the session being opened promises: InMemory has no journal; Lazy is recorded in the header.</param>
     /// <param name="logger">Where opening and recovery are reported.</param>
-    /// <param name="lazy">The session being opened commits without syncing (recorded in the header).</param>
     /// <param name="readOnly">
     /// Write nothing: no creation, no replay, no new session. An environment that needs recovery (journal records
     /// past the checkpoint, or an unclean Lazy session) is refused with a <see cref="StorageException"/>.
@@ -60,9 +59,11 @@ internal static unsafe class EnvironmentFiles
     /// Locks the data file before anything reads or writes it (shared for a read-only open); throws
     /// <see cref="EnvironmentLockedException"/> when another open holds it.
     /// </param>
-    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, bool useJournal, bool lazy, ILogger logger, bool readOnly = false,
+    public static Opened OpenOrCreate(IFileSystem fs, string directory, int pageSize, DurabilityMode durability, ILogger logger, bool readOnly = false,
         bool acceptJournalLoss = false, Action<IStorageFile>? lockDataFile = null)
     {
+        bool useJournal = durability != DurabilityMode.InMemory;
+        bool lazy = durability == DurabilityMode.Lazy;
         string path = System.IO.Path.Combine(directory, DataFileName);
         if (readOnly && !fs.Exists(path))
             throw new StorageException($"There is no environment to open read-only in '{directory}': it has no {DataFileName} file.");

@@ -1,10 +1,10 @@
-using StorageEngine.Transactions;
+namespace StorageEngine.Transactions;
 
-namespace StorageEngine;
-
-// Asynchronous commits: the committing thread returns as soon as its transaction is committed in memory, and one
-// pool thread at a time waits for the journal on behalf of every such commit.
-public sealed partial class StorageEnvironment
+/// <summary>
+/// Asynchronous commits: the committing thread returns as soon as its transaction is committed in memory, and one
+/// pool thread at a time waits for the journal, in the <see cref="CommitPipeline"/>, on behalf of every such commit.
+/// </summary>
+internal sealed class AsyncCommits(CommitPipeline pipeline, Action transactionEnded)
 {
     private readonly object _asyncCommitLock = new();
     // Commits whose callers await them, in commit order (the order their groups complete in), under _asyncCommitLock.
@@ -18,10 +18,10 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// Returns a task that completes once <paramref name="commit"/> (queued by <see cref="PrepareCommit"/>, its
-    /// write lock released) is durable and published, and ends the transaction it still counts as open.
+    /// Returns a task that completes once <paramref name="commit"/> (queued by <see cref="CommitPipeline.Prepare"/>,
+    /// its write lock released) is durable and published, after the transaction it still counts as open is ended.
     /// </summary>
-    internal Task CompleteAsync(PendingCommit commit)
+    public Task CompleteAsync(PendingCommit commit)
     {
         var waiter = new AsyncCommit(commit);
         bool start;
@@ -31,7 +31,7 @@ public sealed partial class StorageEnvironment
             start = !_asyncDrainRunning;
             _asyncDrainRunning = true;
         }
-        if (start) ThreadPool.UnsafeQueueUserWorkItem(static environment => environment.DrainAsyncCommits(), this, preferLocal: false);
+        if (start) ThreadPool.UnsafeQueueUserWorkItem(static commits => commits.DrainAsyncCommits(), this, preferLocal: false);
         return waiter.Task;
     }
 
@@ -58,7 +58,7 @@ public sealed partial class StorageEnvironment
             Exception? unexpected = null;
             try
             {
-                WaitDurable(oldest, spin: false);
+                pipeline.WaitDurable(oldest, spin: false);
             }
             catch (StorageException) when (oldest.IsCompleted)
             {
@@ -90,7 +90,7 @@ public sealed partial class StorageEnvironment
             var failure = waiter.Commit.IsCompleted ? waiter.Commit.Failure : unexpected;
             // The transaction ends before its caller resumes, so that a caller who awaits and then disposes the
             // environment finds it closed, its files free.
-            ExitTransaction();
+            transactionEnded();
             if (failure is null) waiter.SetResult();
             else waiter.SetException(CommitPipeline.CommitFailure(failure));
         }
