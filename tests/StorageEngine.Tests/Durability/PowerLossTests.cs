@@ -21,7 +21,7 @@ public sealed class PowerLossTests
 
     [Theory]
     [MemberData(nameof(Losses))]
-    public void EverySafeCommitSurvivesRepeatedPowerLoss(PowerLoss loss, int seed)
+    public void Every_safe_commit_survives_repeated_power_loss(PowerLoss loss, int seed)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
@@ -44,7 +44,7 @@ public sealed class PowerLossTests
 
     [Theory]
     [MemberData(nameof(Losses))]
-    public void EverySafeCommitSurvivesPowerLossWithCheckpointsAtRandomPoints(PowerLoss loss, int seed)
+    public void Every_safe_commit_survives_power_loss_with_checkpoints_at_random_points(PowerLoss loss, int seed)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
@@ -72,7 +72,7 @@ public sealed class PowerLossTests
     [InlineData(11)]
     [InlineData(12)]
     [InlineData(13)]
-    public void PowerLossPartwayThroughACheckpointKeepsEveryCommit(int seed)
+    public void Power_loss_partway_through_a_checkpoint_keeps_every_commit(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
@@ -113,7 +113,7 @@ public sealed class PowerLossTests
     [InlineData(21)]
     [InlineData(22)]
     [InlineData(23)]
-    public void ACommitCutShortByACrashIsWhollyPresentOrWhollyAbsent(int seed)
+    public void A_commit_cut_short_by_a_crash_is_wholly_present_or_wholly_absent(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
@@ -177,7 +177,7 @@ public sealed class PowerLossTests
     [InlineData(41)]
     [InlineData(42)]
     [InlineData(43)]
-    public void PowerLossPartwayThroughRecoveryKeepsEveryCommit(int seed)
+    public void Power_loss_partway_through_recovery_keeps_every_commit(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
@@ -216,7 +216,7 @@ public sealed class PowerLossTests
     }
 
     [Fact]
-    public void EveryLazyCommitSurvivesAProcessCrash()
+    public void Every_lazy_commit_survives_a_process_crash()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, DurabilityMode.Lazy);
@@ -240,7 +240,7 @@ public sealed class PowerLossTests
     [Theory]
     [InlineData(31)]
     [InlineData(32)]
-    public void LazyPowerLossThatDropsEveryUnsyncedWriteLosesOnlyTheCommitsAfterTheLastCheckpoint(int seed) =>
+    public void Lazy_power_loss_that_drops_every_unsynced_write_loses_only_the_commits_after_the_last_checkpoint(int seed) =>
         LazyPowerLossLosesOnlyATailOfWholeTransactions(PowerLoss.UnsyncedWritesDropped, seed);
 
     /// <remarks>
@@ -253,7 +253,7 @@ public sealed class PowerLossTests
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandom, 2)]
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandomAndTear, 4)]
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandomAndTear, 5)]
-    public void LazyPowerLossWithUnsyncedWritesSurvivingOutOfOrderLosesOnlyATailOfWholeTransactions(PowerLoss loss, int seed) =>
+    public void Lazy_power_loss_with_unsynced_writes_surviving_out_of_order_loses_only_a_tail_of_whole_transactions(PowerLoss loss, int seed) =>
         LazyPowerLossLosesOnlyATailOfWholeTransactions(loss, seed);
 
     /// <summary>Lazy commits after the last checkpoint may be lost to a power loss, but only as a tail of whole transactions.</summary>

@@ -16,7 +16,7 @@ public sealed class PowerLossReorderingTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void SafeRecoveryReturnsToTheLastAcknowledgedCommit(int seed)
+    public void Safe_recovery_returns_to_the_last_acknowledged_commit(int seed)
     {
         var random = new Random(seed);
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal: seed == 3, seed: seed);
@@ -65,7 +65,7 @@ public sealed class PowerLossReorderingTests
     [Theory]
     [InlineData(11)]
     [InlineData(12)]
-    public void LazyRecoveryReturnsToAPrefixNoOlderThanTheLastCheckpoint(int seed) =>
+    public void Lazy_recovery_returns_to_a_prefix_no_older_than_the_last_checkpoint(int seed) =>
         Durability.PowerLossTests.LazyPowerLossCycles(seed, Cycles, minCommits: 5, maxCommits: 40, (fileSystem, random) =>
             fileSystem.SimulatePowerLoss(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0));
 }

@@ -15,7 +15,7 @@ public sealed class JournalShippingTests
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
 
     [Fact]
-    public async Task CheckpointsKeepTheJournalFilesASlowReplicaHasNotReadYet()
+    public async Task Checkpoints_keep_the_journal_files_a_slow_replica_has_not_read_yet()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -83,7 +83,7 @@ public sealed class JournalShippingTests
         fileSystem.ListFiles(PrimaryPath).Select(name => JournalFileNames.TryParse(name, out long n) ? n : -1).Where(n => n >= 0).Order().ToList();
 
     [Fact]
-    public async Task ShippingFromATransactionTheJournalNoLongerHoldsAsksForAFullBackup()
+    public async Task Shipping_from_a_transaction_the_journal_no_longer_holds_asks_for_a_full_backup()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -108,7 +108,7 @@ public sealed class JournalShippingTests
     }
 
     [Fact]
-    public async Task AReplicaThatWasCaughtUpFollowsThePrimaryAcrossItsRestart()
+    public async Task A_replica_that_was_caught_up_follows_the_primary_across_its_restart()
     {
         var fileSystem = new MemoryFileSystem();
         var primaryOptions = Options(fileSystem);
@@ -136,7 +136,7 @@ public sealed class JournalShippingTests
     }
 
     [Fact]
-    public async Task AnIncrementalStreamOfNothingNewIsJustAHeader()
+    public async Task An_incremental_stream_of_nothing_new_is_just_a_header()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));

@@ -15,7 +15,7 @@ public sealed class ReplicaTests
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
 
     [Fact]
-    public async Task AReplicaFollowingALiveStreamEqualsThePrimaryOnceCaughtUp()
+    public async Task A_replica_following_a_live_stream_equals_the_primary_once_caught_up()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -41,7 +41,7 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaCutOffInsideARecordKeepsTheWholeRecordsBeforeItAndResumesFromTheLastOne()
+    public async Task A_replica_cut_off_inside_a_record_keeps_the_whole_records_before_it_and_resumes_from_the_last_one()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -82,7 +82,7 @@ public sealed class ReplicaTests
 
     [Theory]
     [MemberData(nameof(BadStreams))]
-    public async Task AStreamThatDoesNotContinueTheReplicaIsRefusedWithNothingOfItApplied(string bad)
+    public async Task A_stream_that_does_not_continue_the_replica_is_refused_with_nothing_of_it_applied(string bad)
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -136,7 +136,7 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaRefusesLocalWritesUntilItIsPromoted()
+    public async Task A_replica_refuses_local_writes_until_it_is_promoted()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -162,7 +162,7 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaReaderKeepsItsSnapshotWhileTheStreamWouldReuseItsPages()
+    public async Task A_replica_reader_keeps_its_snapshot_while_the_stream_would_reuse_its_pages()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -198,7 +198,7 @@ public sealed class ReplicaTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public async Task AReplicaRecoversEveryAppliedTransactionAfterACrashAndResumes(bool powerLoss)
+    public async Task A_replica_recovers_every_applied_transaction_after_a_crash_and_resumes(bool powerLoss)
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -229,7 +229,7 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public void OpeningAReplicaWhereNoBackupWasRestoredIsRefused()
+    public void Opening_a_replica_where_no_backup_was_restored_is_refused()
     {
         var fileSystem = new MemoryFileSystem();
         var refused = Assert.Throws<StorageException>(() => StorageEnvironment.OpenReplica(ReplicaOptions(fileSystem)));
