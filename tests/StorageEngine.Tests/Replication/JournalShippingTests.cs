@@ -2,6 +2,7 @@ using System.IO.Pipelines;
 using StorageEngine.Journal;
 using StorageEngine.Platform;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
+using static StorageEngine.Tests.Replication.PrimaryReplicaPair;
 using static StorageEngine.Tests.Replication.ReplicationStreams;
 
 namespace StorageEngine.Tests.Replication;
@@ -12,15 +13,11 @@ namespace StorageEngine.Tests.Replication;
 /// </summary>
 public sealed class JournalShippingTests
 {
-    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
-
     [Fact]
     public async Task Checkpoints_keep_the_journal_files_a_slow_replica_has_not_read_yet()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 10);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 10);
+        var (primary, replica, fileSystem) = (pair.Primary, pair.Replica, pair.FileSystem);
 
         // A small pipe that nobody reads yet: the shipper stalls on its first flushes.
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 16 << 10, resumeWriterThreshold: 8 << 10));
