@@ -18,6 +18,17 @@ if (options.Help)
     Console.WriteLine(RunnerOptions.Usage);
     return 0;
 }
+if (options.FromResults is { } savedResults)
+{
+    // Regenerates the figures from a finished run: nothing is measured.
+    if (options.WriteMarkdown is { } target)
+    {
+        BenchmarksMarkdown.Write(target, savedResults);
+        Console.Error.WriteLine($"Wrote the figures of {savedResults} into {target}.");
+    }
+    else Console.Write(BenchmarksMarkdown.Render(SavedRun.Load(savedResults), savedResults));
+    return 0;
+}
 
 var selected = new List<PeerEngine>();
 var skipped = new List<string>();
@@ -47,22 +58,8 @@ void Emit(string text)
 }
 
 Emit(Report.Header(machine, floor));
-foreach (var line in skipped) Emit($"- {line}\n");
-if (skipped.Count > 0) Emit("\n");
-Emit("""
-    Reading the tables: ops/s counts the unit shown (items, keys or entries where a call handles many);
-    × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
-    is faster). p50/p99 are per call (per transaction for batched writes). Write amp = bytes the data
-    directory's block device wrote during the phase (/sys/dev/block/*/stat, the file system synced at both
-    ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3 and W5's writes) over key+value bytes
-    written; not /proc/self/io write_bytes, which charges a whole large page-cache folio for a small write
-    into it. Pages rewritten before they reach the disk count once. Space amp =
-    allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value
-    bytes. Peak RSS = VmHWM during the phase (reset through /proc/self/clear_refs), Δ over the RSS before
-    the engine was opened; it includes mapped file pages (LMDB, StorageEngine).
-
-
-    """);
+Emit(Report.SkippedEngines(skipped));
+Emit(Report.ReadingNote);
 
 var context = new BenchmarkContext(options, selected);
 var workloads = new Dictionary<string, Action<BenchmarkContext>>
@@ -86,8 +83,10 @@ foreach (var workload in options.Workloads)
     }
     rows = Report.Summarise(context.Results);
     Emit(Report.Table(workload, rows.Where(r => r.Workload == workload)));
-    Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
     charts.AddRange(Charts.Write(options.OutputDirectory, workload, rows));
+    // Saved after every workload, so that a run cut short leaves what it measured.
+    Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Skipped, context.Failures,
+        totalMinutes: null, charts, markdown.ToString());
 }
 
 // Runs the workload at tiny sizes, results discarded, until .NET's tiered compilation has had time to optimize
@@ -115,20 +114,16 @@ void WarmUp(string workload)
     foreach (var f in warmUp.Failures) Console.Error.WriteLine("  warm-up failure: " + f);
 }
 
-if (context.Skipped.Count > 0)
+Emit(Report.NotRunAndFailures(context.Skipped, context.Failures));
+double totalMinutes = (DateTime.UtcNow - started).TotalMinutes;
+Emit($"Total time {totalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md{string.Concat(charts.Select(c => ", " + c))}\n");
+Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, skipped, context.Skipped, context.Failures,
+    totalMinutes, charts, markdown.ToString());
+if (options.WriteMarkdown is { } markdownFile)
 {
-    Emit("Not run (the engine cannot do it):\n\n");
-    foreach (var s in context.Skipped) Emit($"- {s}\n");
-    Emit("\n");
+    BenchmarksMarkdown.Write(markdownFile, Path.Combine(options.OutputDirectory, "results.json"));
+    Console.Error.WriteLine($"Wrote the figures into {markdownFile}.");
 }
-if (context.Failures.Count > 0)
-{
-    Emit("Failures:\n\n");
-    foreach (var f in context.Failures) Emit($"- {f}\n");
-    Emit("\n");
-}
-Emit($"Total time {(DateTime.UtcNow - started).TotalMinutes:0.0} min. Results: {Path.Combine(options.OutputDirectory, "results.csv")}, results.json, report.md{string.Concat(charts.Select(c => ", " + c))}\n");
-Report.WriteFiles(options.OutputDirectory, machine, floor, rows, context.Results, [.. skipped, .. context.Skipped], context.Failures, markdown.ToString());
 try
 {
     if (options.DataDirectory is null) Directory.Delete(options.DataRoot, recursive: true);

@@ -23,8 +23,10 @@ internal static class Report
     {
         var s = new StringBuilder();
         s.AppendLine(CultureInfo.InvariantCulture, $"Date: {machine.DateUtc}  ");
+        if (!string.IsNullOrEmpty(machine.Commit)) s.AppendLine(CultureInfo.InvariantCulture, $"Commit: `{machine.Commit}`  ");
         s.AppendLine(CultureInfo.InvariantCulture, $"Command: `{machine.Command}`  ");
         s.AppendLine(CultureInfo.InvariantCulture, $"Machine: {machine.Processors} cores ({machine.Cpu}), kernel {machine.Kernel}, {machine.Runtime}  ");
+        if (machine.LoadAverage is not null) s.AppendLine(CultureInfo.InvariantCulture, $"Load average at the start: {machine.LoadAverage}  ");
         s.AppendLine(CultureInfo.InvariantCulture, $"Sizes: {machine.Sizes}");
         s.AppendLine();
         s.AppendLine("```");
@@ -74,10 +76,50 @@ internal static class Report
         return rows;
     }
 
-    internal static string Table(string workload, IEnumerable<PhaseResult> rows)
+    /// <summary>How to read the tables, printed once before them.</summary>
+    internal const string ReadingNote = """
+        Reading the tables: ops/s counts the unit shown (items, keys or entries where a call handles many);
+        × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
+        is faster). p50/p99 are per call (per transaction for batched writes). Write amp = bytes the data
+        directory's block device wrote during the phase (/sys/dev/block/*/stat, the file system synced at both
+        ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3 and W5's writes) over key+value bytes
+        written; not /proc/self/io write_bytes, which charges a whole large page-cache folio for a small write
+        into it. Pages rewritten before they reach the disk count once. Space amp =
+        allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value
+        bytes. Peak RSS = VmHWM during the phase (reset through /proc/self/clear_refs), Δ over the RSS before
+        the engine was opened; it includes mapped file pages (LMDB, StorageEngine).
+
+
+        """;
+
+    /// <summary>The engines' skip lines, printed after the header.</summary>
+    internal static string SkippedEngines(IReadOnlyList<string> skipped) =>
+        skipped.Count == 0 ? "" : string.Concat(skipped.Select(line => $"- {line}\n")) + "\n";
+
+    /// <summary>What no engine could run, and what failed: printed after the tables.</summary>
+    internal static string NotRunAndFailures(IReadOnlyList<string> notRun, IReadOnlyList<string> failures)
     {
         var s = new StringBuilder();
-        s.AppendLine(CultureInfo.InvariantCulture, $"### {Titles.GetValueOrDefault(workload, workload)}");
+        if (notRun.Count > 0)
+        {
+            s.Append("Not run (the engine cannot do it):\n\n");
+            foreach (var line in notRun) s.Append(CultureInfo.InvariantCulture, $"- {line}\n");
+            s.Append('\n');
+        }
+        if (failures.Count > 0)
+        {
+            s.Append("Failures:\n\n");
+            foreach (var line in failures) s.Append(CultureInfo.InvariantCulture, $"- {line}\n");
+            s.Append('\n');
+        }
+        return s.ToString();
+    }
+
+    /// <param name="headingLevel">How many '#' the workload's heading takes (3 in report.md, deeper inside a larger document).</param>
+    internal static string Table(string workload, IEnumerable<PhaseResult> rows, int headingLevel = 3)
+    {
+        var s = new StringBuilder();
+        s.AppendLine(CultureInfo.InvariantCulture, $"{new string('#', headingLevel)} {Titles.GetValueOrDefault(workload, workload)}");
         s.AppendLine();
         s.AppendLine("| phase | tier | thr | engine | ops/s | unit | × ours | p50 µs | p99 µs | write amp | space amp | peak RSS MB (Δ) | note |");
         s.AppendLine("|---|---|--:|---|--:|---|--:|--:|--:|--:|--:|--:|---|");
@@ -93,8 +135,21 @@ internal static class Report
         return s.ToString();
     }
 
+    /// <summary>How results.json is written and read back (<see cref="SavedRun"/>).</summary>
+    internal static readonly JsonSerializerOptions JsonOptions = new()
+    {
+        WriteIndented = true,
+        NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
+        PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
+    };
+
+    /// <param name="skippedEngines">Engines that did not load, one line each.</param>
+    /// <param name="notRun">Phases an engine cannot run.</param>
+    /// <param name="totalMinutes">The whole run's time, once it has ended (null while it runs).</param>
+    /// <param name="charts">The chart files written into <paramref name="directory"/>.</param>
     internal static void WriteFiles(string directory, MachineInfo machine, MachineFloor? floor, List<PhaseResult> rows,
-        IReadOnlyList<PhaseResult> allRuns, IReadOnlyList<string> skipped, IReadOnlyList<string> failures, string markdown)
+        IReadOnlyList<PhaseResult> allRuns, IReadOnlyList<string> skippedEngines, IReadOnlyList<string> notRun,
+        IReadOnlyList<string> failures, double? totalMinutes, IReadOnlyList<string> charts, string markdown)
     {
         Directory.CreateDirectory(directory);
         var csv = new StringBuilder();
@@ -109,14 +164,8 @@ internal static class Report
                 Num(r.SpaceAmplification), Num(r.PeakRssMB), Num(r.PeakRssDeltaMB), r.Runs.ToString(Invariant), Csv(r.Note)));
         }
         File.WriteAllText(Path.Combine(directory, "results.csv"), csv.ToString());
-        var json = JsonSerializer.Serialize(new { machine, floor, results = rows, runs = allRuns, skipped, failures },
-            new JsonSerializerOptions
-            {
-                WriteIndented = true,
-                NumberHandling = JsonNumberHandling.AllowNamedFloatingPointLiterals,
-                PropertyNamingPolicy = JsonNamingPolicy.CamelCase,
-            });
-        File.WriteAllText(Path.Combine(directory, "results.json"), json);
+        var saved = new SavedRun(machine, floor, rows, skippedEngines, notRun, failures, totalMinutes, charts) { Runs = allRuns };
+        File.WriteAllText(Path.Combine(directory, "results.json"), JsonSerializer.Serialize(saved, JsonOptions));
         File.WriteAllText(Path.Combine(directory, "report.md"), markdown);
     }
 

@@ -17,6 +17,8 @@ internal sealed class RunnerOptions
     internal double MaxPhaseSeconds { get; private set; }
     internal bool SkipFloor { get; private set; }
     internal bool Help { get; private set; }
+    internal string? WriteMarkdown { get; private set; }
+    internal string? FromResults { get; private set; }
 
     internal string DataRoot => DataDirectory ?? Path.Combine(OutputDirectory, "data");
 
@@ -34,6 +36,10 @@ internal sealed class RunnerOptions
           --scale F               multiply the item counts (e.g. 0.2)
           --max-phase-seconds S   stop a write phase after S seconds and report what it did (default 180 quick, 3600 full)
           --no-floor              skip measuring the machine's floor
+          --write-markdown FILE   after the run, replace FILE's block between <!-- generated:workloads:begin -->
+                                  and <!-- generated:workloads:end --> with the figures (e.g. BENCHMARKS.md)
+          --from-results JSON     run nothing: take the figures from a results.json an earlier run saved
+                                  (with --write-markdown, write them there; else print them)
         """;
 
     internal static RunnerOptions Parse(string[] args)
@@ -53,6 +59,8 @@ internal sealed class RunnerOptions
                 case "--scale": o.Scale = double.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--max-phase-seconds": o.MaxPhaseSeconds = double.Parse(Next(), CultureInfo.InvariantCulture); break;
                 case "--no-floor": o.SkipFloor = true; break;
+                case "--write-markdown": o.WriteMarkdown = Next(); break;
+                case "--from-results": o.FromResults = Next(); break;
                 case "-h" or "--help": o.Help = true; break;
                 default: throw new ArgumentException($"Unknown option {args[i]}.");
             }

@@ -11,7 +11,7 @@ public sealed class AbortedAllocationTests
     private const int Keys = 1_500;
 
     [Fact]
-    public void PagesAnAbortedTransactionTookAreReusedByTheNextOne()
+    public void Pages_an_aborted_transaction_took_are_reused_by_the_next_one()
     {
         using var directory = new TempDirectory("aborted-allocation");
         using var environment = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = directory.Path, Durability = DurabilityMode.Lazy });

@@ -19,7 +19,7 @@ public sealed class CommitAllocationTests
     [Theory]
     [InlineData(DurabilityMode.Lazy)]
     [InlineData(DurabilityMode.Safe)]
-    public void AOnePutCommitAllocatesAFewKilobytesAtMost(DurabilityMode durability)
+    public void A_one_put_commit_allocates_a_few_kilobytes_at_most(DurabilityMode durability)
     {
         using var directory = new TempDirectory("alloc");
         using var environment = StorageEnvironment.Open(new StorageEnvironmentOptions { Path = directory.Path, Durability = durability });

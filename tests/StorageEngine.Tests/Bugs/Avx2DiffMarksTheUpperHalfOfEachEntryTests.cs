@@ -12,7 +12,7 @@ namespace StorageEngine.Tests.Bugs;
 public sealed class Avx2DiffMarksTheUpperHalfOfEachEntryTests
 {
     [Fact]
-    public void AChangeInWord40IsMarkedOnWord40()
+    public void A_change_in_word_40_is_marked_on_word_40()
     {
         var basePage = new byte[4096];
         var page = new byte[4096];

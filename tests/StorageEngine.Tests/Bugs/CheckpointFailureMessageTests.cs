@@ -11,7 +11,7 @@ namespace StorageEngine.Tests.Bugs;
 public sealed class CheckpointFailureMessageTests
 {
     [Fact]
-    public void AfterACheckpointFailsOnAFullDiskTheRefusedCommitSaysTheCheckpointFailedAndWhy()
+    public void After_a_checkpoint_fails_on_a_full_disk_the_refused_commit_says_the_checkpoint_failed_and_why()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -34,7 +34,7 @@ public sealed class CheckpointFailureMessageTests
     }
 
     [Fact]
-    public void AfterAJournalWriteFailsTheRefusedCommitSaysTheJournalWriteFailed()
+    public void After_a_journal_write_fails_the_refused_commit_says_the_journal_write_failed()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);

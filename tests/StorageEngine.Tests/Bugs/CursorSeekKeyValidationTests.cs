@@ -9,7 +9,7 @@ public sealed class CursorSeekKeyValidationTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public void SeekRefusesTheKeysThatPutRefusesWithTheSameArgumentException(bool writable)
+    public void Seek_refuses_the_keys_that_Put_refuses_with_the_same_ArgumentException(bool writable)
     {
         using var environment = StorageEnvironment.CreateInMemory();
         using (var setup = environment.BeginWrite())

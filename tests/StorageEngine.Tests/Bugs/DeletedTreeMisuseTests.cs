@@ -21,7 +21,7 @@ public sealed class DeletedTreeMisuseTests
     [Theory]
     [InlineData(3)]
     [InlineData(2_000)]
-    public void ACursorOnATreeDeletedInItsTransactionThrowsInvalidOperationExceptionNotCorruption(int keys)
+    public void A_cursor_on_a_tree_deleted_in_its_transaction_throws_InvalidOperationException_not_corruption(int keys)
     {
         using var environment = EnvironmentWithTree(keys);
         using var transaction = environment.BeginWrite();
@@ -62,7 +62,7 @@ public sealed class DeletedTreeMisuseTests
     }
 
     [Fact]
-    public void TheTreeAndCursorsOfADeletedTreeStayRefusedAfterATreeOfTheSameNameIsCreated()
+    public void The_tree_and_cursors_of_a_deleted_tree_stay_refused_after_a_tree_of_the_same_name_is_created()
     {
         using var environment = EnvironmentWithTree(500);
         using var transaction = environment.BeginWrite();
@@ -84,7 +84,7 @@ public sealed class DeletedTreeMisuseTests
     }
 
     [Fact]
-    public void ADisposedCursorAndTheCursorsAndTreesOfEndedTransactionsThrowObjectDisposedException()
+    public void A_disposed_cursor_and_the_cursors_and_trees_of_ended_transactions_throw_ObjectDisposedException()
     {
         using var environment = EnvironmentWithTree(100);
         var write = environment.BeginWrite();

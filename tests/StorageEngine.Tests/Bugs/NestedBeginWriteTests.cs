@@ -19,7 +19,7 @@ public sealed class NestedBeginWriteTests
     }
 
     [Fact]
-    public void ABeginWriteOnTheThreadThatHoldsTheWriteTransactionIsRefusedWithoutWaitingForTheTimeout()
+    public void A_BeginWrite_on_the_thread_that_holds_the_write_transaction_is_refused_without_waiting_for_the_timeout()
     {
         using var environment = OpenWithLongTimeout();
         using var held = environment.BeginWrite();
@@ -37,7 +37,7 @@ public sealed class NestedBeginWriteTests
     }
 
     [Fact]
-    public async Task AWriteTransactionHandedToAnotherThreadToCommitIsWaitedForNotRefused()
+    public async Task A_write_transaction_handed_to_another_thread_to_commit_is_waited_for_not_refused()
     {
         using var environment = OpenWithLongTimeout();
         var handed = environment.BeginWrite();
@@ -63,7 +63,7 @@ public sealed class NestedBeginWriteTests
     }
 
     [Fact]
-    public async Task AnotherThreadWaitsForTheWriterThatThisThreadHolds()
+    public async Task Another_thread_waits_for_the_writer_that_this_thread_holds()
     {
         using var environment = OpenWithLongTimeout();
         // Only the thread and flow that began the writer are refused; anyone else waits for it.
@@ -81,7 +81,7 @@ public sealed class NestedBeginWriteTests
     }
 
     [Fact]
-    public async Task BeginWriteAndBeginWriteAsyncTimeOutWithTheSameMessage()
+    public async Task BeginWrite_and_BeginWriteAsync_time_out_with_the_same_message()
     {
         using var environment = StorageEnvironment.Open(new StorageEnvironmentOptions
         {

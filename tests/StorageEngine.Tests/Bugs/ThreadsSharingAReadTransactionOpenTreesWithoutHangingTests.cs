@@ -10,7 +10,7 @@ public sealed class ThreadsSharingAReadTransactionOpenTreesWithoutHangingTests
     private const int Trees = 24;
 
     [Fact]
-    public void FourThreadsOpeningTwentyFourTreesOfOneReadTransactionEachGetTheTreeTheyNamed()
+    public void Four_threads_opening_twenty_four_trees_of_one_read_transaction_each_get_the_tree_they_named()
     {
         using var environment = StorageEnvironment.CreateInMemory();
         using (var write = environment.BeginWrite())

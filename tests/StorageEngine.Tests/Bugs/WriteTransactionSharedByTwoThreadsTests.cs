@@ -18,7 +18,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     private const int KeysPerThread = 20_000;
 
     [Fact]
-    public async Task TwoThreadsPuttingIntoOneWriteTransactionAreRefusedAndTheCommitFailsWithoutDamagingTheFile()
+    public async Task Two_threads_putting_into_one_write_transaction_are_refused_and_the_commit_fails_without_damaging_the_file()
     {
         for (int iteration = 0; iteration < 3; iteration++)
         {
@@ -91,7 +91,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     }
 
     [Fact]
-    public async Task AnOperationStartedWhileAnotherThreadRunsOneIsRefusedAndTheTransactionCanOnlyBeDisposed()
+    public async Task An_operation_started_while_another_thread_runs_one_is_refused_and_the_transaction_can_only_be_disposed()
     {
         using var environment = StorageEnvironment.CreateInMemory();
         var transaction = environment.BeginWrite();
@@ -120,7 +120,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     }
 
     [Fact]
-    public void ArgumentErrorsCheckedBeforeAnyChangeLeaveTheTransactionCommittable()
+    public void Argument_errors_checked_before_any_change_leave_the_transaction_committable()
     {
         using var environment = StorageEnvironment.CreateInMemory();
         using (var transaction = environment.BeginWrite())
@@ -144,7 +144,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     }
 
     [Fact]
-    public void ACursorWhoseEntryWasRemovedSaysSoWithoutFailingTheTransaction()
+    public void A_cursor_whose_entry_was_removed_says_so_without_failing_the_transaction()
     {
         using var environment = StorageEnvironment.CreateInMemory();
         using (var transaction = environment.BeginWrite())
@@ -163,7 +163,7 @@ public sealed class WriteTransactionSharedByTwoThreadsTests(ITestOutputHelper ou
     }
 
     [Fact]
-    public async Task AWriteTransactionMovesBetweenThreadsBetweenOperationsAsAsyncCodeDoes()
+    public async Task A_write_transaction_moves_between_threads_between_operations_as_async_code_does()
     {
         using var environment = StorageEnvironment.CreateInMemory();
         using (var transaction = await environment.BeginWriteAsync())

@@ -14,7 +14,7 @@ public sealed class WriterReusesPagesACheckpointCoveredDuringItsTransactionTests
     private const int WaitingLimit = 64;
 
     [Fact]
-    public void PagesACheckpointCoveredDuringTheTransactionAreReusedBeforeTheFileGrows()
+    public void Pages_a_checkpoint_covered_during_the_transaction_are_reused_before_the_file_grows()
     {
         var options = new StorageEnvironmentOptions
         {

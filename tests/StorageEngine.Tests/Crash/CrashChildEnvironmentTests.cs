@@ -9,7 +9,7 @@ namespace StorageEngine.Tests.Crash;
 public sealed class CrashChildEnvironmentTests
 {
     [Fact]
-    public void TheCrashChildInheritsTheRuntimeSettingsOfTheTests()
+    public void The_crash_child_inherits_the_runtime_settings_of_the_tests()
     {
         // The child's environment is read from /proc; other systems have no such view of another process.
         if (!OperatingSystem.IsLinux()) return;

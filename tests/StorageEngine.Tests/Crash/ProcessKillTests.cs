@@ -19,25 +19,25 @@ public sealed class ProcessKillTests
     public ProcessKillTests(ITestOutputHelper output) => _output = output;
 
     [Fact]
-    public void EveryAcknowledgedSafeCommitSurvivesSigkillAndNoCommitIsPartlyRecovered() =>
+    public void Every_acknowledged_safe_commit_survives_SIGKILL_and_no_commit_is_partly_recovered() =>
         RunCycles(defaultCycles: 50, maxCommitsBeforeKill: 20, childOptions: [],
             directory => new StorageEnvironmentOptions { Path = directory, Durability = DurabilityMode.Safe });
 
     [Fact]
-    public void EveryAcknowledgedCommitSurvivesSigkillWhileBackgroundCheckpointsRecycleTheJournal() =>
+    public void Every_acknowledged_commit_survives_SIGKILL_while_background_checkpoints_recycle_the_journal() =>
         // A checkpoint after every few KB of journal and small journal files: most kills land while the checkpointer
         // is flushing the data file, writing its header, or recycling journal files.
         RunCyclesRecyclingTheJournal(DurabilityMode.Safe, defaultCycles: 30);
 
     [Fact]
-    public void EveryAcknowledgedLazyCommitSurvivesSigkill() =>
+    public void Every_acknowledged_lazy_commit_survives_SIGKILL() =>
         // Lazy skips the sync, but the journal write reached the kernel before Commit returned, and a process
         // crash does not lose what the kernel holds.
         RunCycles(defaultCycles: 15, maxCommitsBeforeKill: 20, childOptions: ["--lazy"],
             directory => new StorageEnvironmentOptions { Path = directory, Durability = DurabilityMode.Lazy });
 
     [Fact]
-    public void EveryAcknowledgedLazyCommitSurvivesSigkillWhileCheckpointsRecycleMappedJournalFiles() =>
+    public void Every_acknowledged_lazy_commit_survives_SIGKILL_while_checkpoints_recycle_mapped_journal_files() =>
         // A Lazy journal's records are copied into a shared mapping of the file, not written: they are in the page
         // cache all the same. Small files and frequent checkpoints make kills land while files are switched (mapped
         // anew, blocks reserved) and recycled ones are written over.
@@ -65,7 +65,7 @@ public sealed class ProcessKillTests
     }
 
     [Fact]
-    public void EveryAcknowledgedAsyncCommitSurvivesSigkillWhileLaterCommitsAreInFlight() =>
+    public void Every_acknowledged_async_commit_survives_SIGKILL_while_later_commits_are_in_flight() =>
         // The child begins each transaction before awaiting the last one's CommitAsync, up to four in flight: a kill
         // lands with commits sealed in memory, queued, or in the journal write, none of them acknowledged yet.
         RunCycles(defaultCycles: 30, maxCommitsBeforeKill: 40, childOptions: ["--async-depth", AsyncDepth.ToString(CultureInfo.InvariantCulture)],
@@ -74,7 +74,7 @@ public sealed class ProcessKillTests
     private const int AsyncDepth = 4;
 
     [Fact]
-    public void AnEnvironmentKilledWhileBeingCreatedOrRecoveredOpensWithNothingPartial()
+    public void An_environment_killed_while_being_created_or_recovered_opens_with_nothing_partial()
     {
         // Each fresh directory gets one kill timed around the child's start-up (measured on the first one), so
         // many land while it creates the data file and journal; then a second kill on the same directory lands

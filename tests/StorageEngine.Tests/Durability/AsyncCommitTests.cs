@@ -13,7 +13,7 @@ public sealed class AsyncCommitTests
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
 
     [Fact]
-    public async Task AnAwaitedCommitIsVisibleToReadersAndSurvivesAPowerLoss()
+    public async Task An_awaited_commit_is_visible_to_readers_and_survives_a_power_loss()
     {
         var fileSystem = new MemoryFileSystem();
         var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -30,7 +30,7 @@ public sealed class AsyncCommitTests
     [InlineData(DurabilityMode.Safe)]
     [InlineData(DurabilityMode.Lazy)]
     [InlineData(DurabilityMode.InMemory)]
-    public async Task AWriterThatBeginsItsNextTransactionBeforeAwaitingCommitsEveryOneInOrder(DurabilityMode durability)
+    public async Task A_writer_that_begins_its_next_transaction_before_awaiting_commits_every_one_in_order(DurabilityMode durability)
     {
         const int Transactions = 300;
         const int InFlight = 8;
@@ -57,7 +57,7 @@ public sealed class AsyncCommitTests
     }
 
     [Fact]
-    public async Task ReadersSeeAnAsyncCommitOnlyOnceItsJournalWriteHasEndedWhileTheNextWriterBuildsOnItAtOnce()
+    public async Task Readers_see_an_async_commit_only_once_its_journal_write_has_ended_while_the_next_writer_builds_on_it_at_once()
     {
         using var held = new JournalWriteHold();
         using var environment = StorageEnvironment.Open(Options(held.FileSystem));
@@ -85,7 +85,7 @@ public sealed class AsyncCommitTests
     }
 
     [Fact]
-    public async Task AFailedJournalWriteFaultsTheTaskOfEveryCommitItLeavesUnsureAndRecoveryKeepsTheAcknowledgedOnes()
+    public async Task A_failed_journal_write_faults_the_task_of_every_commit_it_leaves_unsure_and_recovery_keeps_the_acknowledged_ones()
     {
         using var held = new JournalWriteHold();
         var environment = StorageEnvironment.Open(Options(held.FileSystem));
@@ -117,7 +117,7 @@ public sealed class AsyncCommitTests
     [InlineData(11)]
     [InlineData(23)]
     [InlineData(37)]
-    public async Task APowerLossAmidPipelinedCommitsKeepsEveryAcknowledgedCommitAndNothingPartial(int seed)
+    public async Task A_power_loss_amid_pipelined_commits_keeps_every_acknowledged_commit_and_nothing_partial(int seed)
     {
         var random = new Random(seed);
         var fileSystem = new CrashingFileSystem(new MemoryFileSystem());
@@ -154,7 +154,7 @@ public sealed class AsyncCommitTests
     }
 
     [Fact]
-    public async Task DisposingTheEnvironmentWithACommitInFlightClosesItOnceTheCommitIsDurable()
+    public async Task Disposing_the_environment_with_a_commit_in_flight_closes_it_once_the_commit_is_durable()
     {
         using var held = new JournalWriteHold();
         var environment = StorageEnvironment.Open(Options(held.FileSystem));
@@ -172,7 +172,7 @@ public sealed class AsyncCommitTests
     }
 
     [Fact]
-    public async Task ATransactionWithNothingToCommitCompletesAtOnceAndATransactionCommitsOnlyOnce()
+    public async Task A_transaction_with_nothing_to_commit_completes_at_once_and_a_transaction_commits_only_once()
     {
         using var environment = StorageEnvironment.Open(Options(new MemoryFileSystem()));
         var empty = environment.BeginWrite();

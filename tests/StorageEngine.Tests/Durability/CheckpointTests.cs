@@ -15,7 +15,7 @@ public sealed class CheckpointTests
     private const int Transactions = 3000;
 
     [Fact]
-    public void ExplicitCheckpointsKeepTheNumberOfJournalFilesBoundedAndRecoveryComplete()
+    public void Explicit_checkpoints_keep_the_number_of_journal_files_bounded_and_recovery_complete()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);
@@ -49,7 +49,7 @@ public sealed class CheckpointTests
     }
 
     [Fact]
-    public void BackgroundCheckpointsKeepTheNumberOfJournalFilesBoundedAndRecoveryComplete()
+    public void Background_checkpoints_keep_the_number_of_journal_files_bounded_and_recovery_complete()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);
@@ -87,7 +87,7 @@ public sealed class CheckpointTests
 
     /// <summary>Journal files in use plus those waiting for reuse.</summary>
     [Fact]
-    public void ACleanCloseLeavesOneSpareJournalFileWhichTheNextOpenReuses()
+    public void A_clean_close_leaves_one_spare_journal_file_which_the_next_open_reuses()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);

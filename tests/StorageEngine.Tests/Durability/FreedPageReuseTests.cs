@@ -22,7 +22,7 @@ public sealed class FreedPageReuseTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public async Task AWriterThatOutrunsCheckpointsReusesFreedPagesInsteadOfGrowingTheFile(bool commitsInFlight)
+    public async Task A_writer_that_outruns_checkpoints_reuses_freed_pages_instead_of_growing_the_file(bool commitsInFlight)
     {
         // Young pages wait too here: reusing them keeps most of the lag from growing the file (see the next test).
         var (bounded, usedPages, mostFreedByOne) = await RunChurn(commitsInFlight, writerMayCheckpoint: true, youngReuse: false);
@@ -40,7 +40,7 @@ public sealed class FreedPageReuseTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public async Task PagesWrittenAndFreedSinceACheckpointBeganAreReusedWithoutWaitingForTheNext(bool commitsInFlight)
+    public async Task Pages_written_and_freed_since_a_checkpoint_began_are_reused_without_waiting_for_the_next(bool commitsInFlight)
     {
         var (early, usedPages, _) = await RunChurn(commitsInFlight, writerMayCheckpoint: false, youngReuse: true);
         var (late, _, _) = await RunChurn(commitsInFlight, writerMayCheckpoint: false, youngReuse: false);
@@ -54,7 +54,7 @@ public sealed class FreedPageReuseTests
     [Theory]
     [InlineData(DurabilityMode.Safe)]
     [InlineData(DurabilityMode.Lazy)]
-    public void LargeValuesWrittenOverReusedYoungPagesSurviveCheckpointsAndAPowerLoss(DurabilityMode durability)
+    public void Large_values_written_over_reused_young_pages_survive_checkpoints_and_a_power_loss(DurabilityMode durability)
     {
         // Single pages written and freed between checkpoints are reused at once, here by large values taking
         // several of them in one run while their older versions are still held for the checkpoint.
@@ -110,7 +110,7 @@ public sealed class FreedPageReuseTests
     [InlineData(3)]
     [InlineData(11)]
     [InlineData(29)]
-    public void APowerLossWhileTheWriterRunsCheckpointsKeepsEveryAcknowledgedCommit(int seed)
+    public void A_power_loss_while_the_writer_runs_checkpoints_keeps_every_acknowledged_commit(int seed)
     {
         var random = new Random(seed);
         var lagging = new LaggingCheckpoints(CheckpointLag);

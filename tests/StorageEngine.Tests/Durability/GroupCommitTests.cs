@@ -12,7 +12,7 @@ public sealed class GroupCommitTests
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
 
     [Fact]
-    public async Task TheNextWriterBuildsOnACommitWaitingForTheJournalWhileReadersSeeOnlyDurableCommits()
+    public async Task The_next_writer_builds_on_a_commit_waiting_for_the_journal_while_readers_see_only_durable_commits()
     {
         using var held = new JournalWriteHold();
         using var environment = StorageEnvironment.Open(Options(held.FileSystem));
@@ -44,7 +44,7 @@ public sealed class GroupCommitTests
     }
 
     [Fact]
-    public async Task EveryCommitOfConcurrentWritersSurvivesAPowerLoss()
+    public async Task Every_commit_of_concurrent_writers_survives_a_power_loss()
     {
         const int Writers = 4;
         const int CommitsEach = 60;
@@ -86,7 +86,7 @@ public sealed class GroupCommitTests
     }
 
     [Fact]
-    public async Task AFailedJournalWriteFailsItsGroupAndTheCommitsQueuedBehindItAndRecoveryKeepsOnlyAcknowledgedCommits()
+    public async Task A_failed_journal_write_fails_its_group_and_the_commits_queued_behind_it_and_recovery_keeps_only_acknowledged_commits()
     {
         using var held = new JournalWriteHold();
         var options = Options(held.FileSystem);

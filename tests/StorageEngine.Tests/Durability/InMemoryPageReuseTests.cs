@@ -17,7 +17,7 @@ public sealed class InMemoryPageReuseTests
     [Theory]
     [InlineData(1)]
     [InlineData(2)]
-    public async Task WritersWithCommitsInFlightReuseFreedPagesInsteadOfGrowingTheFile(int writers)
+    public async Task Writers_with_commits_in_flight_reuse_freed_pages_instead_of_growing_the_file(int writers)
     {
         using var environment = StorageEnvironment.CreateInMemory();
         Load(environment);

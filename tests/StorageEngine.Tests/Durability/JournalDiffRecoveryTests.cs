@@ -13,7 +13,7 @@ public sealed class JournalDiffRecoveryTests
     [Theory]
     [InlineData(DurabilityMode.Safe)]
     [InlineData(DurabilityMode.Lazy)]
-    public void SmallCommitsAreJournaledAsDiffsAndRecoverExactlyAfterPowerLoss(DurabilityMode durability)
+    public void Small_commits_are_journaled_as_diffs_and_recover_exactly_after_power_loss(DurabilityMode durability)
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, durability);
@@ -42,7 +42,7 @@ public sealed class JournalDiffRecoveryTests
     [Theory]
     [InlineData(DurabilityMode.Safe, JournalRecordHeader.BlockSize)]
     [InlineData(DurabilityMode.Lazy, JournalRecordHeader.PackedAlignment)]
-    public void AOnePutCommitJournalsItsPagesAsDiffsInOneRecordOfAFewHundredBytesPaddedToTheJournalsAlignment(DurabilityMode durability, int alignment)
+    public void A_one_put_commit_journals_its_pages_as_diffs_in_one_record_of_a_few_hundred_bytes_padded_to_the_journals_alignment(DurabilityMode durability, int alignment)
     {
         var fileSystem = new MemoryFileSystem();
         using var environment = StorageEnvironment.Open(Options(fileSystem, durability));
@@ -72,7 +72,7 @@ public sealed class JournalDiffRecoveryTests
     }
 
     [Fact]
-    public void ABasePageDamagedInTheDataFileIsReportedAsCorruptionOfTheDataFile()
+    public void A_base_page_damaged_in_the_data_file_is_reported_as_corruption_of_the_data_file()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);
@@ -93,7 +93,7 @@ public sealed class JournalDiffRecoveryTests
     }
 
     [Fact]
-    public void JournalRecordsOfFormatOneNotYetCheckpointedAreRefusedWithAClearMessage()
+    public void Journal_records_of_format_one_not_yet_checkpointed_are_refused_with_a_clear_message()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);

@@ -15,7 +15,7 @@ public sealed class JournalFileSizeTests
     private const long MiB = 1 << 20;
 
     [Fact]
-    public void AnEnvironmentThatCommitsLittleTakesAMegabyteOfJournalAndKeepsOneAfterACleanClose()
+    public void An_environment_that_commits_little_takes_a_megabyte_of_journal_and_keeps_one_after_a_clean_close()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, journalFileSize: 64 * MiB);
@@ -39,7 +39,7 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
-    public void ALargeEnvironmentKeepsASpareOfAThirtySecondOfItsDataFileAndStartsTheNextSessionFromIt()
+    public void A_large_environment_keeps_a_spare_of_a_thirty_second_of_its_data_file_and_the_next_open_starts_from_it()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, journalFileSize: 8 * MiB);
@@ -66,7 +66,7 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
-    public void ALazyJournalIsFullSizeWithoutPreallocatingAndLeavesNothingAfterACleanClose()
+    public void A_lazy_journal_is_full_size_without_preallocating_and_leaves_nothing_after_a_clean_close()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem, DurabilityMode.Lazy, journalFileSize: 4 * MiB);
@@ -86,7 +86,7 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
-    public void EachJournalFileIsTwiceTheLastUpToTheConfiguredSize()
+    public void Each_journal_file_is_twice_the_last_up_to_the_configured_size()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, journalFileSize: 4 * MiB);
@@ -107,7 +107,7 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
-    public void ALargeDurableCommitExtendsItsFileAndSmallCommitsAfterItMoveToAPreallocatedOne()
+    public void A_large_durable_commit_extends_its_file_and_small_commits_after_it_move_to_a_preallocated_one()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem, journalFileSize: 64 * MiB);
@@ -141,7 +141,7 @@ public sealed class JournalFileSizeTests
     [InlineData(FaultKind.Crash)]
     [InlineData(FaultKind.DiskFull)]
     [InlineData(FaultKind.ShortWrite)]
-    public void AFaultInALargeJournalWriteLosesNoAcknowledgedCommit(FaultKind kind)
+    public void A_fault_in_a_large_journal_write_loses_no_acknowledged_commit(FaultKind kind)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: (int)kind);
         var options = Options(fileSystem, journalFileSize: 64 * MiB);

@@ -18,7 +18,7 @@ public sealed class JournalRecordAlignmentTests
     private const long Transactions = 2_000;
 
     [Fact]
-    public void ALazyJournalPacksItsRecordsAndAProcessCrashLosesNoneOfThemAcrossFileSwitches()
+    public void A_lazy_journal_packs_its_records_and_a_process_crash_loses_none_of_them_across_file_switches()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, DurabilityMode.Lazy, journalFileSize: 1 << 20);
@@ -47,7 +47,7 @@ public sealed class JournalRecordAlignmentTests
     }
 
     [Fact]
-    public void RecordsOfFormatTwoLeftByACrashedSessionAreReplayed()
+    public void Records_of_format_two_left_by_a_crash_are_replayed()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);

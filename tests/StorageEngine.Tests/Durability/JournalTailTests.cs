@@ -28,7 +28,7 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void TheCommitsOfTheTestLiveOnlyInOneJournalFile()
+    public void The_commits_of_the_test_live_only_in_one_journal_file()
     {
         var (fileSystem, _) = CommittedOnlyToTheJournal();
         var records = JournalFiles.Records(JournalFiles.Read(fileSystem, JournalFiles.Current(fileSystem, "/db")));
@@ -40,7 +40,7 @@ public sealed class JournalTailTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void TruncatingTheLastRecordAnywhereDropsExactlyThatTransaction(int seed)
+    public void Truncating_the_last_record_anywhere_drops_exactly_that_transaction(int seed)
     {
         var random = new Random(seed);
         for (int attempt = 0; attempt < 6; attempt++)
@@ -76,7 +76,7 @@ public sealed class JournalTailTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void FlippedBitsInTheLastRecordDropExactlyThatTransaction(int seed)
+    public void Flipped_bits_in_the_last_record_drop_exactly_that_transaction(int seed)
     {
         var random = new Random(seed);
         for (int attempt = 0; attempt < 6; attempt++)
@@ -98,7 +98,7 @@ public sealed class JournalTailTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void FlippedBitsInAnEarlierRecordAreCorruptionNamingTheJournalFileAndTheRecord(int seed)
+    public void Flipped_bits_in_an_earlier_record_are_corruption_naming_the_journal_file_and_the_record(int seed)
     {
         var random = new Random(seed);
         for (int attempt = 0; attempt < 4; attempt++)
@@ -122,7 +122,7 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void AJournalFileOfAnotherEnvironmentInPlaceOfOursIsCorruption()
+    public void A_journal_file_of_another_environment_in_place_of_ours_is_corruption()
     {
         var (fileSystem, options) = CommittedOnlyToTheJournal();
         var (other, _) = CommittedOnlyToTheJournal(Transactions + 5);
@@ -139,7 +139,7 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void AJournalFileOfAnotherEnvironmentAfterOursIsCorruptionAndNotReplayed()
+    public void A_journal_file_of_another_environment_after_ours_is_corruption_and_not_replayed()
     {
         var (fileSystem, options) = CommittedOnlyToTheJournal();
         var (other, _) = CommittedOnlyToTheJournal(Transactions + 5);
@@ -154,7 +154,7 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void ARecordOfAnotherEnvironmentAfterOurLastOneIsCorruptionAndNotReplayed()
+    public void A_record_of_another_environment_after_our_last_one_is_corruption_and_not_replayed()
     {
         var (fileSystem, options) = CommittedOnlyToTheJournal();
         var (other, _) = CommittedOnlyToTheJournal(Transactions + 5);
@@ -175,7 +175,7 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void TruncatingTheLastRecordOnDiskDropsExactlyThatTransaction()
+    public void Truncating_the_last_record_on_disk_drops_exactly_that_transaction()
     {
         string directory = Path.Combine(Path.GetTempPath(), "se-journal-tail-" + Guid.NewGuid().ToString("N"));
         try

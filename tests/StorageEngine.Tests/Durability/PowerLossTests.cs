@@ -21,91 +21,74 @@ public sealed class PowerLossTests
 
     [Theory]
     [MemberData(nameof(Losses))]
-    public void EverySafeCommitSurvivesRepeatedPowerLoss(PowerLoss loss, int seed)
+    public void Every_safe_commit_survives_repeated_power_loss(PowerLoss loss, int seed)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem);
-        long committed = 0;
-        for (int cycle = 0; cycle < 4; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            long last = committed + random.Next(20, 80);
-            Commit(environment, committed + 1, last);
-            committed = last;
-            environment.SimulateCrash();
-            LosePower(fileSystem, loss, random);
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+        CrashCycles.Run(Options(fileSystem), cycles: 4,
+            work: (environment, committed) =>
+            {
+                long last = committed + random.Next(20, 80);
+                Commit(environment, committed + 1, last);
+                return last;
+            },
+            afterCrash: () => LosePower(fileSystem, loss, random));
     }
 
     [Theory]
     [MemberData(nameof(Losses))]
-    public void EverySafeCommitSurvivesPowerLossWithCheckpointsAtRandomPoints(PowerLoss loss, int seed)
+    public void Every_safe_commit_survives_power_loss_with_checkpoints_at_random_points(PowerLoss loss, int seed)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem);
-        long committed = 0;
-        for (int cycle = 0; cycle < 5; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            int count = random.Next(20, 120);
-            for (int i = 0; i < count; i++)
+        CrashCycles.Run(Options(fileSystem), cycles: 5,
+            work: (environment, committed) =>
             {
-                Commit(environment, ++committed);
-                if (random.Next(10) == 0) environment.Checkpoint();
-            }
-            environment.SimulateCrash();
-            LosePower(fileSystem, loss, random);
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+                int count = random.Next(20, 120);
+                for (int i = 0; i < count; i++)
+                {
+                    Commit(environment, ++committed);
+                    if (random.Next(10) == 0) environment.Checkpoint();
+                }
+                return committed;
+            },
+            afterCrash: () => LosePower(fileSystem, loss, random));
     }
 
     [Theory]
     [InlineData(11)]
     [InlineData(12)]
     [InlineData(13)]
-    public void PowerLossPartwayThroughACheckpointKeepsEveryCommit(int seed)
+    public void Power_loss_partway_through_a_checkpoint_keeps_every_commit(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
         var fileSystem = new CrashingFileSystem(memory);
-        var options = Options(fileSystem);
-        long committed = 0;
         int crashedInCheckpoint = 0;
-        for (int cycle = 0; cycle < 15; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            long last = committed + random.Next(5, 40);
-            Commit(environment, committed + 1, last);
-            committed = last;
+        CrashCycles.Run(Options(fileSystem), cycles: 15,
+            work: (environment, committed) =>
+            {
+                long last = committed + random.Next(5, 40);
+                Commit(environment, committed + 1, last);
 
-            // A checkpoint syncs the data file, writes a header and syncs it, then recycles journal files;
-            // the process dies before one of those steps (or, with a large allowance, after all of them).
-            fileSystem.CrashAfter(random.Next(0, 8));
-            try
+                // A checkpoint syncs the data file, writes a header and syncs it, then recycles journal files;
+                // the process dies before one of those steps (or, with a large allowance, after all of them).
+                fileSystem.CrashAfter(random.Next(0, 8));
+                try
+                {
+                    environment.Checkpoint();
+                }
+                catch (IOException)
+                {
+                }
+                if (fileSystem.HasCrashed) crashedInCheckpoint++;
+                return last;
+            },
+            afterCrash: () =>
             {
-                environment.Checkpoint();
-            }
-            catch (IOException)
-            {
-            }
-            if (fileSystem.HasCrashed) crashedInCheckpoint++;
-            environment.SimulateCrash();
-            fileSystem.Disarm();
-            LosePower(memory, (PowerLoss)random.Next(3), random);
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+                fileSystem.Disarm();
+                LosePower(memory, (PowerLoss)random.Next(3), random);
+            });
         Assert.True(crashedInCheckpoint > 0, "no checkpoint was interrupted");
     }
 
@@ -113,60 +96,57 @@ public sealed class PowerLossTests
     [InlineData(21)]
     [InlineData(22)]
     [InlineData(23)]
-    public void ACommitCutShortByACrashIsWhollyPresentOrWhollyAbsent(int seed)
+    public void A_commit_cut_short_by_a_crash_is_wholly_present_or_wholly_absent(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
         var fileSystem = new CrashingFileSystem(memory);
-        var options = Options(fileSystem);
-        long committed = 0;
         int checkpointCutShort = 0;
         int cutShortAndDropped = 0;
-        for (int cycle = 0; cycle < 20; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            // The end of a recovery runs in the background; its writes must not take the crash points meant for
-            // the commit below, or how many cycles cut a commit short depends on thread timing.
-            environment.WaitForRecovery();
-            long last = committed + random.Next(0, 15);
-            Commit(environment, committed + 1, last);
-            committed = last;
+        bool returned = false;
+        CrashCycles.Run(Options(fileSystem), cycles: 20,
+            work: (environment, committed) =>
+            {
+                // The end of a recovery runs in the background; its writes must not take the crash points meant for
+                // the commit below, or how many cycles cut a commit short depends on thread timing.
+                environment.WaitForRecovery();
+                long last = committed + random.Next(0, 15);
+                Commit(environment, committed + 1, last);
 
-            // The commit writes its journal record (growing the data file now and then), then a checkpoint
-            // writes its pages into the data file, syncs and writes the header; the process dies before one of
-            // those writes.
-            fileSystem.CrashAfter(random.Next(0, 5));
-            bool returned = false;
-            try
+                // The commit writes its journal record (growing the data file now and then), then a checkpoint
+                // writes its pages into the data file, syncs and writes the header; the process dies before one of
+                // those writes.
+                fileSystem.CrashAfter(random.Next(0, 5));
+                returned = false;
+                try
+                {
+                    Commit(environment, last + 1);
+                    returned = true;
+                    environment.Checkpoint();
+                }
+                catch (Exception e) when (e is IOException || e is StorageException)
+                {
+                    if (returned) checkpointCutShort++;
+                }
+                return last;
+            },
+            afterCrash: () =>
             {
-                Commit(environment, committed + 1);
-                returned = true;
-                environment.Checkpoint();
-            }
-            catch (Exception e) when (e is IOException || e is StorageException)
+                fileSystem.Disarm();
+                LosePower(memory, (PowerLoss)random.Next(3), random);
+            },
+            reopen: (environment, committed) =>
             {
-                if (returned) checkpointCutShort++;
-            }
-            environment.SimulateCrash();
-            fileSystem.Disarm();
-            LosePower(memory, (PowerLoss)random.Next(3), random);
-
-            environment = StorageEnvironment.Open(options);
-            long recovered = environment.LastCommittedTransactionId;
-            if (returned) Assert.Equal(committed + 1, recovered);
-            else
-            {
-                Assert.InRange(recovered, committed, committed + 1);
-                if (recovered == committed) cutShortAndDropped++;
-            }
-            AssertExactly(environment, recovered);
-            committed = recovered;
-            environment.Dispose();
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+                long recovered = environment.LastCommittedTransactionId;
+                if (returned) Assert.Equal(committed + 1, recovered);
+                else
+                {
+                    Assert.InRange(recovered, committed, committed + 1);
+                    if (recovered == committed) cutShortAndDropped++;
+                }
+                AssertExactly(environment, recovered);
+                return recovered;
+            });
         // Cut short before its journal record was written a commit is dropped; one that returned survives a
         // checkpoint cut short after it.
         Assert.True(cutShortAndDropped > 0, "no commit was cut short before its journal record");
@@ -177,70 +157,60 @@ public sealed class PowerLossTests
     [InlineData(41)]
     [InlineData(42)]
     [InlineData(43)]
-    public void PowerLossPartwayThroughRecoveryKeepsEveryCommit(int seed)
+    public void Power_loss_partway_through_recovery_keeps_every_commit(int seed)
     {
         var random = new Random(seed);
         var memory = new MemoryFileSystem();
         var fileSystem = new CrashingFileSystem(memory);
         var options = Options(fileSystem);
-        long committed = 0;
         int interrupted = 0;
-        for (int cycle = 0; cycle < 10; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            long last = committed + random.Next(10, 60);
-            Commit(environment, committed + 1, last);
-            committed = last;
-            environment.SimulateCrash();
-            LosePower(memory, (PowerLoss)random.Next(3), random);
+        CrashCycles.Run(options, cycles: 10,
+            work: (environment, committed) =>
+            {
+                long last = committed + random.Next(10, 60);
+                Commit(environment, committed + 1, last);
+                return last;
+            },
+            afterCrash: () =>
+            {
+                LosePower(memory, (PowerLoss)random.Next(3), random);
 
-            // Recovery writes the replayed pages, syncs, writes a checkpoint header and recycles journal files;
-            // the process dies again somewhere in there, and the power goes too.
-            fileSystem.CrashAfter(random.Next(0, 80));
-            try
-            {
-                StorageEnvironment.Open(options).SimulateCrash();
-            }
-            catch (IOException)
-            {
-                interrupted++;
-            }
-            fileSystem.Disarm();
-            LosePower(memory, (PowerLoss)random.Next(3), random);
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+                // Recovery writes the replayed pages, syncs, writes a checkpoint header and recycles journal files;
+                // the process dies again somewhere in there, and the power goes too.
+                fileSystem.CrashAfter(random.Next(0, 80));
+                try
+                {
+                    StorageEnvironment.Open(options).SimulateCrash();
+                }
+                catch (IOException)
+                {
+                    interrupted++;
+                }
+                fileSystem.Disarm();
+                LosePower(memory, (PowerLoss)random.Next(3), random);
+            });
         Assert.True(interrupted > 0, "no recovery was interrupted");
     }
 
     [Fact]
-    public void EveryLazyCommitSurvivesAProcessCrash()
+    public void Every_lazy_commit_survives_a_process_crash()
     {
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, DurabilityMode.Lazy);
-        long committed = 0;
-        for (int cycle = 0; cycle < 3; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            Commit(environment, committed + 1, committed + 60);
-            environment.Checkpoint();
-            Commit(environment, committed + 61, committed + 100);
-            committed += 100;
-            environment.SimulateCrash();
-            fileSystem.SimulateProcessCrash();
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+        CrashCycles.Run(Options(fileSystem, DurabilityMode.Lazy), cycles: 3,
+            work: (environment, committed) =>
+            {
+                Commit(environment, committed + 1, committed + 60);
+                environment.Checkpoint();
+                Commit(environment, committed + 61, committed + 100);
+                return committed + 100;
+            },
+            afterCrash: fileSystem.SimulateProcessCrash);
     }
 
     [Theory]
     [InlineData(31)]
     [InlineData(32)]
-    public void LazyPowerLossThatDropsEveryUnsyncedWriteLosesOnlyTheCommitsAfterTheLastCheckpoint(int seed) =>
+    public void Lazy_power_loss_that_drops_every_unsynced_write_loses_only_the_commits_after_the_last_checkpoint(int seed) =>
         LazyPowerLossLosesOnlyATailOfWholeTransactions(PowerLoss.UnsyncedWritesDropped, seed);
 
     /// <remarks>
@@ -253,7 +223,7 @@ public sealed class PowerLossTests
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandom, 2)]
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandomAndTear, 4)]
     [InlineData(PowerLoss.UnsyncedWritesSurviveAtRandomAndTear, 5)]
-    public void LazyPowerLossWithUnsyncedWritesSurvivingOutOfOrderLosesOnlyATailOfWholeTransactions(PowerLoss loss, int seed) =>
+    public void Lazy_power_loss_with_unsynced_writes_surviving_out_of_order_loses_only_a_tail_of_whole_transactions(PowerLoss loss, int seed) =>
         LazyPowerLossLosesOnlyATailOfWholeTransactions(loss, seed);
 
     /// <summary>Lazy commits after the last checkpoint may be lost to a power loss, but only as a tail of whole transactions.</summary>
@@ -268,27 +238,25 @@ public sealed class PowerLossTests
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, DurabilityMode.Lazy);
-        long committed = 0;
-        for (int cycle = 0; cycle < cycles; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            long checkpointed = committed + random.Next(minCommits, maxCommits);
-            Commit(environment, committed + 1, checkpointed);
-            environment.Checkpoint();
-            long last = checkpointed + random.Next(1, maxCommits);
-            Commit(environment, checkpointed + 1, last);
-            environment.SimulateCrash();
-            losePower(fileSystem, random);
-
-            environment = StorageEnvironment.Open(options);
-            long recovered = environment.LastCommittedTransactionId;
-            Assert.InRange(recovered, checkpointed, last);
-            AssertExactly(environment, recovered);
-            AssertHealthy(environment);
-            committed = recovered;
-            environment.Dispose();
-        }
+        long checkpointed = 0;
+        CrashCycles.Run(Options(fileSystem, DurabilityMode.Lazy), cycles,
+            work: (environment, committed) =>
+            {
+                checkpointed = committed + random.Next(minCommits, maxCommits);
+                Commit(environment, committed + 1, checkpointed);
+                environment.Checkpoint();
+                long last = checkpointed + random.Next(1, maxCommits);
+                Commit(environment, checkpointed + 1, last);
+                return last;
+            },
+            afterCrash: () => losePower(fileSystem, random),
+            reopen: (environment, last) =>
+            {
+                long recovered = environment.LastCommittedTransactionId;
+                Assert.InRange(recovered, checkpointed, last);
+                AssertExactly(environment, recovered);
+                AssertHealthy(environment);
+                return recovered;
+            });
     }
 }

@@ -14,7 +14,7 @@ public sealed class UnwrittenPagesTests
     private const int PageSize = 4096;
 
     [Fact]
-    public void ACommitWritesNothingToTheDataFileAndItsPagesAreReadFromMemory()
+    public void A_commit_writes_nothing_to_the_data_file_and_its_pages_are_read_from_memory()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         using var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -30,7 +30,7 @@ public sealed class UnwrittenPagesTests
     }
 
     [Fact]
-    public void PagesReplacedBeforeTheCheckpointAreNeverWritten()
+    public void Pages_replaced_before_the_checkpoint_are_never_written()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         using var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -54,7 +54,7 @@ public sealed class UnwrittenPagesTests
     }
 
     [Fact]
-    public void AReaderKeepsItsPagesWhileCheckpointsWriteAndForgetThemAndLaterCommitsReuseTheirBuffers()
+    public void A_reader_keeps_its_pages_while_checkpoints_write_and_forget_them_and_later_commits_reuse_their_buffers()
     {
         var fileSystem = new MemoryFileSystem();
         using var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -72,7 +72,7 @@ public sealed class UnwrittenPagesTests
     [Theory]
     [InlineData(DurabilityMode.Safe)]
     [InlineData(DurabilityMode.Lazy)]
-    public void CommitsHeldInMemorySurviveAProcessCrashBeforeAnyCheckpoint(DurabilityMode durability)
+    public void Commits_held_in_memory_survive_a_process_crash_before_any_checkpoint(DurabilityMode durability)
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, durability);
@@ -87,7 +87,7 @@ public sealed class UnwrittenPagesTests
     }
 
     [Fact]
-    public async Task ABackupTakenBeforeAnyCheckpointHoldsEveryCommit()
+    public async Task A_backup_taken_before_any_checkpoint_holds_every_commit()
     {
         var fileSystem = new MemoryFileSystem();
         using var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -118,7 +118,7 @@ public sealed class UnwrittenPagesTests
     [Theory]
     [InlineData(DurabilityMode.Safe)]
     [InlineData(DurabilityMode.Lazy)]
-    public async Task ACheckpointNeverWritesBackAVersionThatACommitWritingItsOwnPagesReplaced(DurabilityMode durability)
+    public async Task A_checkpoint_never_writes_back_a_version_that_a_commit_writing_its_own_pages_replaced(DurabilityMode durability)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem, durability, journalFileSize: 64L << 20);

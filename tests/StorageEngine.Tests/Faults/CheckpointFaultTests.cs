@@ -22,7 +22,7 @@ public sealed class CheckpointFaultTests
 
     [Theory]
     [MemberData(nameof(CheckpointFaults))]
-    public void AFailedCheckpointThrowsAndLosesNoCommit(FileOperation operation, int nth, FaultKind kind)
+    public void A_failed_checkpoint_throws_and_loses_no_commit(FileOperation operation, int nth, FaultKind kind)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -57,7 +57,7 @@ public sealed class CheckpointFaultTests
     }
 
     [Fact]
-    public void AfterADataFileSyncFailsNoLaterCheckpointRetiresTheJournalThatHoldsTheUnsyncedPages()
+    public void After_a_data_file_sync_fails_no_later_checkpoint_retires_the_journal_that_holds_the_unsynced_pages()
     {
         // Linux reports a write-back error once and then marks the pages clean: the next fsync succeeds
         // although the pages never reached the disk. A checkpoint after a failed data-file sync must therefore
@@ -90,7 +90,7 @@ public sealed class CheckpointFaultTests
     }
 
     [Fact]
-    public void AFullDiskWhilePreparingASpareJournalFileLosesNothingAndLeaksNoFiles()
+    public void A_full_disk_while_preparing_a_spare_journal_file_loses_nothing_and_leaks_no_files()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);

@@ -16,7 +16,7 @@ public sealed class CommitFaultTests
 
     [Theory]
     [MemberData(nameof(WriteFaults))]
-    public void AFailedJournalWriteThrowsStorageExceptionAndTheEnvironmentMustBeReopened(FaultKind kind)
+    public void A_failed_journal_write_throws_StorageException_and_the_environment_must_be_reopened(FaultKind kind)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -54,7 +54,7 @@ public sealed class CommitFaultTests
     }
 
     [Fact]
-    public void AJournalRecordThatLandedDespiteAnErrorIsNeverReplayedOverLaterAcknowledgedCommits()
+    public void A_journal_record_that_landed_despite_an_error_is_never_replayed_over_later_acknowledged_commits()
     {
         // O_DSYNC can report EIO for a write whose bytes reached the file. If the writer then put the next
         // record elsewhere (a new journal file), recovery would replay the stale record and stop short of the
@@ -96,7 +96,7 @@ public sealed class CommitFaultTests
     [InlineData(FaultKind.IOError)]
     [InlineData(FaultKind.ShortWrite)]
     [InlineData(FaultKind.DiskFull)]
-    public void AFailedDataFileWriteOfCommittedPagesIsRecoveredWholeOnReopen(FaultKind kind)
+    public void A_failed_data_file_write_of_committed_pages_is_recovered_whole_on_reopen(FaultKind kind)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -122,7 +122,7 @@ public sealed class CommitFaultTests
     }
 
     [Fact]
-    public void AFailedJournalSyncLeavesTheCommitWholeOrAbsentAfterACrashOrPowerLoss()
+    public void A_failed_journal_sync_leaves_the_commit_whole_or_absent_after_a_crash_or_power_loss()
     {
         // Where O_DIRECT is refused the journal syncs after each record; a failed sync fails the commit, whose
         // record may still sit whole in the page cache.
@@ -151,7 +151,7 @@ public sealed class CommitFaultTests
     }
 
     [Fact]
-    public void WhileTheDiskIsFullCommitsThatGrowTheDataFileFailAndOthersStillWork()
+    public void While_the_disk_is_full_commits_that_grow_the_data_file_fail_and_others_still_work()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -179,7 +179,7 @@ public sealed class CommitFaultTests
     }
 
     [Fact]
-    public void AFullDiskWhileGrowingTheDataFileSurfacesAsStorageException()
+    public void A_full_disk_while_growing_the_data_file_surfaces_as_StorageException()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         using var environment = StorageEnvironment.Open(Options(fileSystem));
@@ -190,7 +190,7 @@ public sealed class CommitFaultTests
     }
 
     [Fact]
-    public void AFullDiskWhileMovingToTheNextJournalFileFailsTheCommitAndReopeningRecoversEverything()
+    public void A_full_disk_while_moving_to_the_next_journal_file_fails_the_commit_and_reopening_recovers_everything()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);

@@ -33,12 +33,12 @@ public sealed class FaultSweepTests(ITestOutputHelper output)
 
     [Theory]
     [MemberData(nameof(JournalModes))]
-    public void EveryFailedWriteSyncOrGrowthKeepsEveryAcknowledgedCommit(bool bufferedJournal) =>
+    public void Every_failed_write_sync_or_growth_keeps_every_acknowledged_commit(bool bufferedJournal) =>
         Sweep(bufferedJournal, crash: false);
 
     [Theory]
     [MemberData(nameof(JournalModes))]
-    public void ACrashAtEveryWriteSyncOrGrowthFollowedByPowerLossKeepsEveryAcknowledgedCommit(bool bufferedJournal) =>
+    public void A_crash_at_every_write_sync_or_growth_followed_by_power_loss_keeps_every_acknowledged_commit(bool bufferedJournal) =>
         Sweep(bufferedJournal, crash: true);
 
     private void Sweep(bool bufferedJournal, bool crash)

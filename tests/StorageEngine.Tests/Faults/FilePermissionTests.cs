@@ -12,7 +12,7 @@ public sealed class FilePermissionTests
         UnixFileMode.OtherRead | UnixFileMode.OtherWrite | UnixFileMode.OtherExecute;
 
     [Fact]
-    public void TheDirectoryAndEveryFileTheEngineCreatesArePrivateToTheOwner()
+    public void The_directory_and_every_file_the_engine_creates_are_private_to_the_owner()
     {
         if (OperatingSystem.IsWindows()) return;
         string parent = Path.Combine(Path.GetTempPath(), "se-modes-" + Guid.NewGuid().ToString("N"));

@@ -12,7 +12,7 @@ public sealed class PowerLossModelTests
     private const string FilePath = "/mem/env/file";
 
     [Fact]
-    public void ReorderedWritesCanLeaveAnOlderWriteOverANewerOneButNeverWithoutReordering()
+    public void Reordered_writes_can_leave_an_older_write_over_a_newer_one_but_never_without_reordering()
     {
         // Both landing, the older last, is the one outcome that needs reordering: "ooon".
         bool olderWon = false;
@@ -25,7 +25,7 @@ public sealed class PowerLossModelTests
     }
 
     [Fact]
-    public void ScatteredTearsLeaveHalfWrittenPagesWithLaterSectorsButNotEarlierOnes()
+    public void Scattered_tears_leave_half_written_pages_with_later_sectors_but_not_earlier_ones()
     {
         bool holeBeforeData = false;
         for (int seed = 0; seed < 64 && !holeBeforeData; seed++)
@@ -46,7 +46,7 @@ public sealed class PowerLossModelTests
     }
 
     [Fact]
-    public void PrefixTearsNeverLeaveALaterSectorWithoutTheEarlierOnes()
+    public void Prefix_tears_never_leave_a_later_sector_without_the_earlier_ones()
     {
         for (int seed = 0; seed < 64; seed++)
         {
@@ -65,7 +65,7 @@ public sealed class PowerLossModelTests
     }
 
     [Fact]
-    public void WriteThroughAndSyncedWritesSurviveReorderingAndTearingWhole()
+    public void Write_through_and_synced_writes_survive_reordering_and_tearing_whole()
     {
         for (int seed = 0; seed < 32; seed++)
         {

@@ -1,4 +1,5 @@
 using StorageEngine.Platform;
+using StorageEngine.Tests.Durability;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
 
 namespace StorageEngine.Tests.Faults;
@@ -16,56 +17,50 @@ public sealed class PowerLossReorderingTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void SafeRecoveryReturnsToTheLastAcknowledgedCommit(int seed)
+    public void Safe_recovery_returns_to_the_last_acknowledged_commit(int seed)
     {
         var random = new Random(seed);
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal: seed == 3, seed: seed);
-        var options = Options(fileSystem);
-        long committed = 0;
         int keptInDoubt = 0;
-        for (int cycle = 0; cycle < Cycles; cycle++)
-        {
-            var environment = StorageEnvironment.Open(options);
-            AssertExactly(environment, committed);
-            int count = random.Next(10, 60);
-            for (int i = 0; i < count; i++)
+        CrashCycles.Run(Options(fileSystem), Cycles,
+            work: (environment, committed) =>
             {
-                Commit(environment, ++committed);
-                if (random.Next(8) == 0) environment.Checkpoint();
-            }
+                int count = random.Next(10, 60);
+                for (int i = 0; i < count; i++)
+                {
+                    Commit(environment, ++committed);
+                    if (random.Next(8) == 0) environment.Checkpoint();
+                }
 
-            // The process dies in a later write (of the next commit, or the checkpoint after it).
-            fileSystem.Arm(new Fault(FileOperation.Write, random.Next(1, 4), FaultKind.Crash));
-            try
+                // The process dies in a later write (of the next commit, or the checkpoint after it).
+                fileSystem.Arm(new Fault(FileOperation.Write, random.Next(1, 4), FaultKind.Crash));
+                try
+                {
+                    Commit(environment, committed + 1);
+                    environment.Checkpoint();
+                    Commit(environment, committed + 2);
+                }
+                catch (Exception e) when (e is IOException or StorageException)
+                {
+                }
+                return committed;
+            },
+            afterCrash: () => fileSystem.LosePower(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0),
+            reopen: (environment, committed) =>
             {
-                Commit(environment, committed + 1);
-                environment.Checkpoint();
-                Commit(environment, committed + 2);
-            }
-            catch (Exception e) when (e is IOException or StorageException)
-            {
-            }
-            environment.SimulateCrash();
-            fileSystem.LosePower(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0);
-
-            environment = StorageEnvironment.Open(options);
-            long recovered = environment.LastCommittedTransactionId;
-            Assert.InRange(recovered, committed, committed + 2);
-            if (recovered > committed) keptInDoubt++;
-            AssertExactly(environment, recovered);
-            committed = recovered;
-            environment.Dispose();
-        }
-        using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, committed);
-        AssertHealthy(reopened);
+                long recovered = environment.LastCommittedTransactionId;
+                Assert.InRange(recovered, committed, committed + 2);
+                if (recovered > committed) keptInDoubt++;
+                AssertExactly(environment, recovered);
+                return recovered;
+            });
         Assert.True(keptInDoubt > 0 || Cycles < 6, "no crash came after a commit's journal record");
     }
 
     [Theory]
     [InlineData(11)]
     [InlineData(12)]
-    public void LazyRecoveryReturnsToAPrefixNoOlderThanTheLastCheckpoint(int seed) =>
+    public void Lazy_recovery_returns_to_a_prefix_no_older_than_the_last_checkpoint(int seed) =>
         Durability.PowerLossTests.LazyPowerLossCycles(seed, Cycles, minCommits: 5, maxCommits: 40, (fileSystem, random) =>
             fileSystem.SimulatePowerLoss(random, tearWrites: true, reorderWrites: true, scatterTears: random.Next(2) == 0));
 }

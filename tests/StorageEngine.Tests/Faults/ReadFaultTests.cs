@@ -10,7 +10,7 @@ namespace StorageEngine.Tests.Faults;
 public sealed class ReadFaultTests
 {
     [Fact]
-    public void AReadErrorAnywhereInRecoveryFailsTheOpenAndTheNextOpenRecoversEverything()
+    public void A_read_error_anywhere_in_recovery_fails_the_open_and_the_next_open_recovers_everything()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -49,7 +49,7 @@ public sealed class ReadFaultTests
     }
 
     [Fact]
-    public void AnUnreadableMappedPageIsReportedAsCorruptionOfTheDataFileAndNeverReturnedAsData()
+    public void An_unreadable_mapped_page_is_reported_as_corruption_of_the_data_file_and_never_returned_as_data()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);

@@ -12,7 +12,7 @@ namespace StorageEngine.Tests.Faults;
 public sealed class RecoveryFinishTests
 {
     [Fact]
-    public void WhenSyncingTheReplayedPagesFailsWritesAreRefusedAndTheNextOpenRecoversEverything()
+    public void When_syncing_the_replayed_pages_fails_writes_are_refused_and_the_next_open_recovers_everything()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -41,7 +41,7 @@ public sealed class RecoveryFinishTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public void CommitsAfterARecoveredOpenSurviveTheNextPowerLoss(bool waitForTheSync)
+    public void Commits_after_a_recovered_open_survive_the_next_power_loss(bool waitForTheSync)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);
@@ -62,7 +62,7 @@ public sealed class RecoveryFinishTests
     }
 
     [Fact]
-    public void ACheckpointAfterARecoveredOpenRetiresTheCrashedSessionsJournal()
+    public void A_checkpoint_after_a_recovered_open_retires_the_journal_written_before_the_crash()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
         var options = Options(fileSystem);

@@ -24,7 +24,7 @@ public sealed class EnvironmentFileFuzzTests(ITestOutputHelper output)
     private static readonly TimeSpan CaseTimeout = TimeSpan.FromSeconds(10);
 
     [Fact]
-    public void DamagedFilesOpenAndWorkOrReportCorruptionOfANamedFile()
+    public void Damaged_files_open_and_work_or_report_corruption_of_a_named_file()
     {
         var seeds = Seeds();
         foreach (int donor in MutationPlanner.DonorSeeds) FuzzCase.Donor(donor);

@@ -37,7 +37,7 @@ public sealed class ModelBasedTests
 
     [Theory]
     [MemberData(nameof(Seeds))]
-    public void RandomOperationsMatchTheModelThroughCommitsAbortsReopensAndCrashes(string seedName)
+    public void Random_operations_match_the_model_through_commits_aborts_reopens_and_crashes(string seedName)
     {
         // The clock seed is drawn when the test runs, not when it is discovered, and printed so it can be replayed.
         int seed = seedName == TimeBasedSeed ? (int)(Stopwatch.GetTimestamp() & int.MaxValue) : int.Parse(seedName, System.Globalization.CultureInfo.InvariantCulture);

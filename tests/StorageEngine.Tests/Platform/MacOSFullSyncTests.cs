@@ -16,7 +16,7 @@ public sealed class MacOSFullSyncTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     [MacOSFact]
-    public void AJournalFileIsBufferedAndEachOfItsSyncsIsAFullSync()
+    public void A_journal_file_is_buffered_and_each_of_its_syncs_is_a_full_sync()
     {
         using IStorageFile journal = OsFileSystem.Instance.Open(_directory.File("journal"), StorageFileMode.UnbufferedWriteThrough);
 
@@ -29,7 +29,7 @@ public sealed class MacOSFullSyncTests : IDisposable
     }
 
     [MacOSFact]
-    public void CreatingRenamingAndDeletingAFileSyncsItsDirectory()
+    public void Creating_renaming_and_deleting_a_file_syncs_its_directory()
     {
         IFileSystem fs = OsFileSystem.Instance;
 
@@ -50,7 +50,7 @@ public sealed class MacOSFullSyncTests : IDisposable
     }
 
     [MacOSFact]
-    public void ASafeCommitAndACheckpointEndInFullSyncsAndSurviveAReopen()
+    public void A_safe_commit_and_a_checkpoint_end_in_full_syncs_and_survive_a_reopen()
     {
         string path = _directory.File("env");
         var options = new StorageEnvironmentOptions { Path = path, Durability = DurabilityMode.Safe, CheckpointInterval = TimeSpan.FromHours(1) };

@@ -14,7 +14,7 @@ public sealed class MappedAppendsTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     [Fact]
-    public void AppendsWithinTheLengthAreSeenByReadsOtherHandlesAndAReopen()
+    public void Appends_within_the_length_are_seen_by_reads_other_handles_and_a_reopen()
     {
         string path = _directory.File("journal");
         var expected = new byte[3 * AppendMapping.ReserveChunk + 12345];
@@ -55,7 +55,7 @@ public sealed class MappedAppendsTests : IDisposable
     }
 
     [Fact]
-    public void WritesPastTheEndExtendTheFileAndLaterWritesWithinItAreMappedAgain()
+    public void Writes_past_the_end_extend_the_file_and_later_writes_within_it_are_mapped_again()
     {
         using var file = OsFileSystem.Instance.Open(_directory.File("journal"), Mode);
         file.Write(0, "first"u8);
@@ -74,7 +74,7 @@ public sealed class MappedAppendsTests : IDisposable
     }
 
     [Fact]
-    public void ShorteningTheFileUnderItsMappingLosesNothingKeptAndFaultsNothing()
+    public void Shortening_the_file_under_its_mapping_loses_nothing_kept_and_faults_nothing()
     {
         using var file = OsFileSystem.Instance.Open(_directory.File("journal"), Mode);
         file.SetLength(4 * AppendMapping.ReserveChunk);
@@ -92,7 +92,7 @@ public sealed class MappedAppendsTests : IDisposable
     }
 
     [Fact]
-    public void FlushAfterMappedWritesSucceedsAndWritesAfterCloseAreRefused()
+    public void Flush_after_mapped_writes_succeeds_and_writes_after_close_are_refused()
     {
         var file = OsFileSystem.Instance.Open(_directory.File("journal"), Mode);
         file.SetLength(8192);

@@ -8,7 +8,7 @@ public sealed class MemoryFileSystemTests
     private const string DataPath = "/mem/env/data";
 
     [Fact]
-    public void PowerLoss_DropsUnsyncedWritesAndKeepsFlushedOnes()
+    public void Power_loss_drops_unsynced_writes_and_keeps_flushed_ones()
     {
         var fs = new MemoryFileSystem();
         using (IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered))
@@ -27,7 +27,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void WithoutPowerLossSimulation_KeepsNoUndoLogAndWritesGatheredPiecesInPlace()
+    public void Without_power_loss_simulation_keeps_no_undo_log_and_writes_gathered_pieces_in_place()
     {
         // An in-memory environment never flushes; an undo log would grow by every write it makes.
         var fs = new MemoryFileSystem(simulatesPowerLoss: false);
@@ -47,7 +47,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void PowerLoss_RevertsLengthChangesUntilFlushed()
+    public void Power_loss_reverts_length_changes_until_flushed()
     {
         var fs = new MemoryFileSystem();
         using (IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered))
@@ -70,7 +70,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void PowerLoss_KeepsWriteThroughWritesEvenAfterVolatileOnes()
+    public void Power_loss_keeps_write_through_writes_even_after_volatile_ones()
     {
         var fs = new MemoryFileSystem();
         using (IStorageFile buffered = fs.Open(DataPath, StorageFileMode.Buffered))
@@ -90,7 +90,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void PowerLoss_WithRandomKeepsEachWriteWholeOrNotAtAll()
+    public void Power_loss_with_random_keeps_each_write_whole_or_not_at_all()
     {
         for (int seed = 0; seed < 20; seed++)
         {
@@ -118,7 +118,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void PowerLoss_WithTearingKeepsSectorAlignedPrefixes()
+    public void Power_loss_with_tearing_keeps_sector_aligned_prefixes()
     {
         bool sawTear = false;
         for (int seed = 0; seed < 50; seed++)
@@ -144,7 +144,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void ProcessCrash_KeepsUnsyncedWritesUntilPowerLoss()
+    public void Process_crash_keeps_unsynced_writes_until_power_loss()
     {
         var fs = new MemoryFileSystem();
         IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered);
@@ -168,7 +168,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void Crash_InvalidatesHandlesAndReleasesLocks()
+    public void Crash_invalidates_handles_and_releases_locks()
     {
         var fs = new MemoryFileSystem();
         string lockPath = Directory + "/LOCK";
@@ -189,7 +189,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void Lock_IsReleasedByDispose()
+    public void Lock_is_released_by_Dispose()
     {
         var fs = new MemoryFileSystem();
         IDisposable first = fs.AcquireLock("/mem/LOCK");
@@ -242,7 +242,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void OpeningTwiceSharesContent_AndDeleteKeepsOpenHandlesWorking()
+    public void Opening_twice_shares_content_and_delete_keeps_open_handles_working()
     {
         var fs = new MemoryFileSystem();
         using IStorageFile a = fs.Open(DataPath, StorageFileMode.Buffered);
@@ -256,7 +256,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void DirectoryOperationsAndCounters()
+    public void Directory_operations_and_counters()
     {
         var fs = new MemoryFileSystem();
         Assert.True(fs.IsInMemory);
@@ -299,7 +299,7 @@ public sealed class MemoryFileSystemTests
     }
 
     [Fact]
-    public void ConcurrentWriterAndReaders()
+    public void Concurrent_writer_and_readers()
     {
         var fs = new MemoryFileSystem();
         using IStorageFile file = fs.Open(DataPath, StorageFileMode.Buffered);

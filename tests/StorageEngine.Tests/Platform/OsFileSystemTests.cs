@@ -10,7 +10,7 @@ public sealed class OsFileSystemTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     [Fact]
-    public void AcquireLock_ExcludesASecondLockInTheSameProcess()
+    public void AcquireLock_excludes_a_second_lock_in_the_same_process()
     {
         string lockPath = _directory.File("LOCK");
         IDisposable first = OsFileSystem.Instance.AcquireLock(lockPath);
@@ -24,7 +24,7 @@ public sealed class OsFileSystemTests : IDisposable
     }
 
     [Fact]
-    public void AcquireLock_ExcludesAnotherProcess()
+    public void AcquireLock_excludes_another_process()
     {
         // util-linux flock(1) stands in for another engine process: both use flock(LOCK_EX|LOCK_NB).
         if (!OperatingSystem.IsLinux() || !File.Exists("/usr/bin/flock"))
@@ -42,7 +42,7 @@ public sealed class OsFileSystemTests : IDisposable
     }
 
     [Fact]
-    public void DirectoryOperations()
+    public void Directory_operations()
     {
         IFileSystem fs = OsFileSystem.Instance;
         string sub = Path.Combine(_directory.Path, "env", "nested");

@@ -10,7 +10,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     public void Dispose() => _directory.Dispose();
 
     [Fact]
-    public void Buffered_RoundTripsWritesAndReads()
+    public void Buffered_round_trips_writes_and_reads()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("data"), StorageFileMode.Buffered);
 
@@ -34,7 +34,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Buffered_GatheredWriteOfMoreThanIovMaxBuffers()
+    public void Buffered_gathered_write_of_more_than_IOV_MAX_buffers()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("data"), StorageFileMode.Buffered);
         var buffers = new List<ReadOnlyMemory<byte>>();
@@ -56,7 +56,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Unbuffered_RoundTripsAlignedGatheredWrites()
+    public void Unbuffered_round_trips_aligned_gathered_writes()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("journal"), StorageFileMode.UnbufferedWriteThrough);
         // Where the temp directory refuses O_DIRECT (tmpfs before Linux 6.6) the file falls back to buffered,
@@ -89,7 +89,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Unbuffered_RejectsMisalignedWrites()
+    public void Unbuffered_rejects_misaligned_writes()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("journal"), StorageFileMode.UnbufferedWriteThrough);
         if (file.Alignment == 1)
@@ -103,7 +103,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Preallocate_ExtendsWithZerosAndKeepsContent()
+    public void Preallocate_extends_with_zeros_and_keeps_content()
     {
         foreach (StorageFileMode mode in new[] { StorageFileMode.Buffered, StorageFileMode.UnbufferedWriteThrough })
         {
@@ -129,7 +129,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Map_SeesWritesMadeAfterMapping()
+    public void Map_sees_writes_made_after_mapping()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("data"), StorageFileMode.Buffered);
         file.SetLength(8192);
@@ -143,7 +143,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Map_StaysValidAfterTheFileIsClosed()
+    public void Map_stays_valid_after_the_file_is_closed()
     {
         IMappedView view;
         using (IStorageFile file = OsFileSystem.Instance.Open(_directory.File("data"), StorageFileMode.Buffered))
@@ -159,7 +159,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Map_OfUnbufferedFileSeesDirectWrites()
+    public void Map_of_unbuffered_file_sees_direct_writes()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("journal"), StorageFileMode.UnbufferedWriteThrough);
         using var block = new AlignedBuffer(4096);
@@ -172,7 +172,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Map_BeyondTheEndThrows_AndEmptyMapWorks()
+    public void Map_beyond_the_end_throws_and_empty_map_works()
     {
         using IStorageFile file = OsFileSystem.Instance.Open(_directory.File("data"), StorageFileMode.Buffered);
         file.Write(0, new byte[100]);
@@ -183,7 +183,7 @@ public sealed unsafe class OsStorageFileTests : IDisposable
     }
 
     [Fact]
-    public void Open_CreatesFilesOwnerOnly()
+    public void Open_creates_files_owner_only()
     {
         if (OperatingSystem.IsWindows())
         {

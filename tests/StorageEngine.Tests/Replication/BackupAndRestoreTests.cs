@@ -21,7 +21,7 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
-    public async Task ABackupTakenWhileAWriterCommitsRestoresExactlyTheSnapshotItStartedFrom()
+    public async Task A_backup_taken_while_a_writer_commits_restores_exactly_the_snapshot_it_started_from()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -68,7 +68,7 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
-    public async Task ABackupRestoresThroughFilesOnDiskWithTheSourcesIdentityAndPageNumbers()
+    public async Task A_backup_restores_through_files_on_disk_with_the_sources_identity_and_page_numbers()
     {
         using var directory = new TempDirectory("backup");
         string source = directory.File("source"), backupFile = directory.File("backup.sebak"), target = directory.File("target");
@@ -92,7 +92,7 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
-    public async Task RestoreRefusesADirectoryThatIsNotEmptyAndLeavesItAsItWas()
+    public async Task Restore_refuses_a_directory_that_is_not_empty_and_leaves_it_as_it_was()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -117,7 +117,7 @@ public sealed class BackupAndRestoreTests
 
     [Theory]
     [MemberData(nameof(Damage))]
-    public async Task RestoreRefusesADamagedOrTruncatedBackupAndLeavesNoEnvironment(string damage)
+    public async Task Restore_refuses_a_damaged_or_truncated_backup_and_leaves_no_environment(string damage)
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -144,7 +144,7 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
-    public async Task AnEmptyEnvironmentAndAnInMemoryOneBackUpAndRestore()
+    public async Task An_empty_environment_and_an_in_memory_one_back_up_and_restore()
     {
         var fileSystem = new MemoryFileSystem();
         using (var empty = StorageEnvironment.Open(Options(fileSystem)))
@@ -173,7 +173,7 @@ public sealed class BackupAndRestoreTests
     }
 
     [Fact]
-    public async Task ACancelledBackupStopsAndReleasesItsSnapshot()
+    public async Task A_cancelled_backup_stops_and_releases_its_snapshot()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));

@@ -2,6 +2,7 @@ using System.IO.Pipelines;
 using StorageEngine.Journal;
 using StorageEngine.Platform;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
+using static StorageEngine.Tests.Replication.PrimaryReplicaPair;
 using static StorageEngine.Tests.Replication.ReplicationStreams;
 
 namespace StorageEngine.Tests.Replication;
@@ -12,15 +13,11 @@ namespace StorageEngine.Tests.Replication;
 /// </summary>
 public sealed class JournalShippingTests
 {
-    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
-
     [Fact]
-    public async Task CheckpointsKeepTheJournalFilesASlowReplicaHasNotReadYet()
+    public async Task Checkpoints_keep_the_journal_files_a_slow_replica_has_not_read_yet()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 10);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 10);
+        var (primary, replica, fileSystem) = (pair.Primary, pair.Replica, pair.FileSystem);
 
         // A small pipe that nobody reads yet: the shipper stalls on its first flushes.
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 16 << 10, resumeWriterThreshold: 8 << 10));
@@ -83,7 +80,7 @@ public sealed class JournalShippingTests
         fileSystem.ListFiles(PrimaryPath).Select(name => JournalFileNames.TryParse(name, out long n) ? n : -1).Where(n => n >= 0).Order().ToList();
 
     [Fact]
-    public async Task ShippingFromATransactionTheJournalNoLongerHoldsAsksForAFullBackup()
+    public async Task Shipping_from_a_transaction_the_journal_no_longer_holds_asks_for_a_full_backup()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));
@@ -108,7 +105,7 @@ public sealed class JournalShippingTests
     }
 
     [Fact]
-    public async Task AReplicaThatWasCaughtUpFollowsThePrimaryAcrossItsRestart()
+    public async Task A_replica_that_was_caught_up_follows_the_primary_across_its_restart()
     {
         var fileSystem = new MemoryFileSystem();
         var primaryOptions = Options(fileSystem);
@@ -136,7 +133,7 @@ public sealed class JournalShippingTests
     }
 
     [Fact]
-    public async Task AnIncrementalStreamOfNothingNewIsJustAHeader()
+    public async Task An_incremental_stream_of_nothing_new_is_just_a_header()
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem));

@@ -1,6 +1,7 @@
 using System.IO.Pipelines;
 using StorageEngine.Platform;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
+using static StorageEngine.Tests.Replication.PrimaryReplicaPair;
 using static StorageEngine.Tests.Replication.ReplicationStreams;
 
 namespace StorageEngine.Tests.Replication;
@@ -12,15 +13,11 @@ namespace StorageEngine.Tests.Replication;
 /// </summary>
 public sealed class ReplicaTests
 {
-    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(20);
-
     [Fact]
-    public async Task AReplicaFollowingALiveStreamEqualsThePrimaryOnceCaughtUp()
+    public async Task A_replica_following_a_live_stream_equals_the_primary_once_caught_up()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 40);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 40);
+        var (primary, replica) = (pair.Primary, pair.Replica);
         Commit(primary, 41, 80);
 
         var pipe = new Pipe(new PipeOptions(pauseWriterThreshold: 64 << 10, resumeWriterThreshold: 32 << 10));
@@ -41,12 +38,10 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaCutOffInsideARecordKeepsTheWholeRecordsBeforeItAndResumesFromTheLastOne()
+    public async Task A_replica_cut_off_inside_a_record_keeps_the_whole_records_before_it_and_resumes_from_the_last_one()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 30);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 30);
+        var (primary, replica) = (pair.Primary, pair.Replica);
         Commit(primary, 31, 90);
 
         var stream = await ShipAsync(primary, 30);
@@ -82,12 +77,10 @@ public sealed class ReplicaTests
 
     [Theory]
     [MemberData(nameof(BadStreams))]
-    public async Task AStreamThatDoesNotContinueTheReplicaIsRefusedWithNothingOfItApplied(string bad)
+    public async Task A_stream_that_does_not_continue_the_replica_is_refused_with_nothing_of_it_applied(string bad)
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 25);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 25);
+        var (primary, replica) = (pair.Primary, pair.Replica);
         Commit(primary, 26, 40);
         var stream = await ShipAsync(primary, 25);
         var records = RecordOffsets(stream);
@@ -136,12 +129,10 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaRefusesLocalWritesUntilItIsPromoted()
+    public async Task A_replica_refuses_local_writes_until_it_is_promoted()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 10);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 10);
+        var (primary, replica) = (pair.Primary, pair.Replica);
         Assert.True(replica.IsReplica);
 
         var refused = Assert.Throws<InvalidOperationException>(() => replica.BeginWrite());
@@ -162,12 +153,10 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public async Task AReplicaReaderKeepsItsSnapshotWhileTheStreamWouldReuseItsPages()
+    public async Task A_replica_reader_keeps_its_snapshot_while_the_stream_would_reuse_its_pages()
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 50);
-        using var replica = await CreateReplicaAsync(primary, ReplicaOptions(fileSystem));
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 50);
+        var (primary, replica) = (pair.Primary, pair.Replica);
         // The primary has no readers and checkpoints often, so it soon reuses the pages its commits free; the
         // stream is gathered piece by piece before each checkpoint recycles the journal.
         var stream = new List<byte>();
@@ -198,13 +187,10 @@ public sealed class ReplicaTests
     [Theory]
     [InlineData(false)]
     [InlineData(true)]
-    public async Task AReplicaRecoversEveryAppliedTransactionAfterACrashAndResumes(bool powerLoss)
+    public async Task A_replica_recovers_every_applied_transaction_after_a_crash_and_resumes(bool powerLoss)
     {
-        var fileSystem = new MemoryFileSystem();
-        using var primary = StorageEnvironment.Open(Options(fileSystem));
-        Commit(primary, 1, 20);
-        var replicaOptions = ReplicaOptions(fileSystem);
-        var replica = await CreateReplicaAsync(primary, replicaOptions);
+        using var pair = await PrimaryReplicaPair.CreateAsync(committedBeforeBackup: 20);
+        var (primary, replica, fileSystem, replicaOptions) = (pair.Primary, pair.Replica, pair.FileSystem, pair.ReplicaOptions);
         Commit(primary, 21, 120);
         var stream = await ShipAsync(primary, 20);
         var records = RecordOffsets(stream);
@@ -229,7 +215,7 @@ public sealed class ReplicaTests
     }
 
     [Fact]
-    public void OpeningAReplicaWhereNoBackupWasRestoredIsRefused()
+    public void Opening_a_replica_where_no_backup_was_restored_is_refused()
     {
         var fileSystem = new MemoryFileSystem();
         var refused = Assert.Throws<StorageException>(() => StorageEnvironment.OpenReplica(ReplicaOptions(fileSystem)));
@@ -242,15 +228,5 @@ public sealed class ReplicaTests
         var copy = (byte[])bytes.Clone();
         copy[offset] ^= 0x04;
         return copy;
-    }
-
-    private static async Task WaitUntil(Func<bool> condition)
-    {
-        var waited = System.Diagnostics.Stopwatch.StartNew();
-        while (!condition())
-        {
-            if (waited.Elapsed > Patience) Assert.Fail("timed out waiting for the replica");
-            await Task.Delay(2);
-        }
     }
 }

@@ -25,7 +25,7 @@ public sealed class BankTransferStressTests(ITestOutputHelper output)
     [Theory]
     [InlineData(StressTarget.OsFiles)]
     [InlineData(StressTarget.MemoryFiles)]
-    public async Task EverySnapshotKeepsTheTotalAndTheFileStopsGrowingOnceLongReadersLeave(StressTarget target)
+    public async Task Every_snapshot_keeps_the_total_and_the_file_stops_growing_once_long_readers_leave(StressTarget target)
     {
         using var stress = new StressEnvironment(target);
         var environment = stress.Open();

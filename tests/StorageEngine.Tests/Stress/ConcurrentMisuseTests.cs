@@ -16,7 +16,7 @@ public sealed class ConcurrentMisuseTests
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
 
     [Fact]
-    public async Task DisposingTheEnvironmentUnderBusyReadersAndAWriterEndsTheirWorkWithObjectDisposedException()
+    public async Task Disposing_the_environment_under_busy_readers_and_a_writer_ends_their_work_with_ObjectDisposedException()
     {
         for (int round = 0; round < 5; round++)
         {
@@ -65,7 +65,7 @@ public sealed class ConcurrentMisuseTests
     }
 
     [Fact]
-    public async Task CommittingOneTransactionFromTwoThreadsAtOnceCommitsItOnceAndKeepsOneWriterAtATime()
+    public async Task Committing_one_transaction_from_two_threads_at_once_commits_it_once_and_keeps_one_writer_at_a_time()
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);
@@ -105,7 +105,7 @@ public sealed class ConcurrentMisuseTests
     }
 
     [Fact]
-    public async Task TreesAndCursorsUsedFromAnotherThreadAfterTheirTransactionEndedThrowObjectDisposedException()
+    public async Task Trees_and_cursors_used_from_another_thread_after_their_transaction_ended_throw_ObjectDisposedException()
     {
         using var environment = StorageEnvironment.Open(Options(new MemoryFileSystem()));
         Commit(environment, 1, 30);
@@ -136,7 +136,7 @@ public sealed class ConcurrentMisuseTests
     }
 
     [Fact]
-    public async Task AReadTransactionSharedByThreadsReadsCorrectlyOrRefusesClearly()
+    public async Task A_read_transaction_shared_by_threads_reads_correctly_or_refuses_clearly()
     {
         using var environment = StorageEnvironment.Open(Options(new MemoryFileSystem()));
         Commit(environment, 1, 200);
@@ -166,7 +166,7 @@ public sealed class ConcurrentMisuseTests
     }
 
     [Fact]
-    public async Task BeginWriteRacingDisposeEitherCommitsOrThrowsObjectDisposedException()
+    public async Task BeginWrite_racing_Dispose_either_commits_or_throws_ObjectDisposedException()
     {
         for (int round = 0; round < 40; round++)
         {

@@ -15,7 +15,7 @@ public sealed class ConcurrentWriterStressTests(ITestOutputHelper output)
     [Theory]
     [InlineData(StressTarget.OsFiles, 2)]
     [InlineData(StressTarget.MemoryFiles, 4)]
-    public async Task EveryWriterFindsAllItsAcknowledgedCommitsAfterACrash(StressTarget target, int writers)
+    public async Task Every_writer_finds_all_its_acknowledged_commits_after_a_crash(StressTarget target, int writers)
     {
         using var stress = new StressEnvironment(target);
         var environment = stress.Open();

@@ -7,7 +7,7 @@ namespace StorageEngine.Tests.Unit;
 public sealed class Crc32CTests
 {
     [Fact]
-    public void MatchesThePublishedCheckValues()
+    public void Matches_the_published_check_values()
     {
         Assert.Equal(0xE3069283u, Crc32C.Compute(Encoding.ASCII.GetBytes("123456789")));
         Assert.Equal(0x8A9136AAu, Crc32C.Compute(new byte[32]));
@@ -15,7 +15,7 @@ public sealed class Crc32CTests
     }
 
     [Fact]
-    public void EveryLengthAndSplitMatchesABitAtATimeReference()
+    public void Every_length_and_split_matches_a_bit_at_a_time_reference()
     {
         var random = new Random(7);
         var data = new byte[80_000];
@@ -41,7 +41,7 @@ public sealed class Crc32CTests
     }
 
     [Fact]
-    public void TheFoldedCrcMatchesTheReferenceAtEveryLengthAroundItsSteps()
+    public void The_folded_CRC_matches_the_reference_at_every_length_around_its_steps()
     {
         // Skipped where the CPU lacks 512-bit carry-less multiplies; the lanes then serve every length.
         if (!Crc32C.WideSupported) return;
@@ -60,7 +60,7 @@ public sealed class Crc32CTests
     }
 
     [Fact]
-    public void TheTableMatchesTheReferenceFromAnyRunningValue()
+    public void The_table_matches_the_reference_from_any_running_value()
     {
         // The table is what CPUs without a CRC32 instruction run; it runs everywhere, so it is checked everywhere.
         var random = new Random(13);
@@ -78,7 +78,7 @@ public sealed class Crc32CTests
     }
 
     [Fact]
-    public void TheSparseWordStepMatchesTheReference()
+    public void The_sparse_word_step_matches_the_reference()
     {
         // AppendWord is the derived page checksum's step; it exists only with the CPU's instructions.
         if (!Crc32C.SparseSupported) return;

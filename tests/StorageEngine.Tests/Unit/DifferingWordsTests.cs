@@ -13,7 +13,7 @@ public sealed class DifferingWordsTests
 
     [Theory]
     [MemberData(nameof(Widths))]
-    public void EachWidthMarksWhatTheScalarReferenceMarksOnRandomEdits(string width)
+    public void Each_width_marks_what_the_scalar_reference_marks_on_random_edits(string width)
     {
         var random = new Random(width.GetHashCode(StringComparison.Ordinal) & 0xFFFF);
         foreach (int pageSize in new[] { 512, 4096, 8192, 65536 })
@@ -46,7 +46,7 @@ public sealed class DifferingWordsTests
 
     [Theory]
     [MemberData(nameof(Widths))]
-    public void EachWidthFindsAChangeInEveryWordOfAnEntry(string width)
+    public void Each_width_finds_a_change_in_every_word_of_an_entry(string width)
     {
         // A single changed byte, at every byte of a 4 KiB page: each of the 64 bits of each entry must light alone.
         const int pageSize = 4096;
@@ -67,7 +67,7 @@ public sealed class DifferingWordsTests
 
     [Theory]
     [MemberData(nameof(Widths))]
-    public void EachWidthMarksEveryWordOfAPageThatDiffersEverywhere(string width)
+    public void Each_width_marks_every_word_of_a_page_that_differs_everywhere(string width)
     {
         var page = Enumerable.Repeat((byte)0xA5, 4096).ToArray();
         var differs = new ulong[DifferingWords.EntriesFor(page.Length)];
@@ -79,7 +79,7 @@ public sealed class DifferingWordsTests
 
     [Theory]
     [MemberData(nameof(Widths))]
-    public void EachWidthRefusesPagesShorterThanTheBitmap(string width)
+    public void Each_width_refuses_pages_shorter_than_the_bitmap(string width)
     {
         var differs = new ulong[DifferingWords.EntriesFor(4096)];
         Assert.Throws<ArgumentException>(() => Mark(width, ReadOnlySpan<byte>.Empty, new byte[4096 - 8], differs));

@@ -15,7 +15,7 @@ public sealed class FreeSpaceMapTests
     [InlineData(1)]
     [InlineData(2)]
     [InlineData(3)]
-    public void AllocationsTakeTheFreeRunsAModelFindsAndGrowTheFileOnlyWhenThereIsNone(int seed)
+    public void Allocations_take_the_free_runs_a_model_finds_and_grow_the_file_only_when_there_is_none(int seed)
     {
         var random = new Random(seed);
         var map = new FreeSpaceMap(PageSize);
@@ -78,7 +78,7 @@ public sealed class FreeSpaceMapTests
     }
 
     [Fact]
-    public void APageThatBecomesReusableIsTakenBeforeFreePagesFurtherOn()
+    public void A_page_that_becomes_reusable_is_taken_before_free_pages_further_on()
     {
         var map = new FreeSpaceMap(PageSize);
         using var bitmaps = new BitmapBuilder(PageSize);

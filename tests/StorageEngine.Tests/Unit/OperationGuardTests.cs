@@ -15,7 +15,7 @@ public sealed class OperationGuardTests
     private static Task<T> OnAnotherThread<T>(Func<T> body) => Task.Factory.StartNew(body, TaskCreationOptions.LongRunning);
 
     [Fact]
-    public async Task AnotherThreadIsRefusedWhileTheOwnerIsInsideAndTakesOverOnceItIsOutside()
+    public async Task Another_thread_is_refused_while_the_owner_is_inside_and_takes_over_once_it_is_outside()
     {
         var holder = new Holder();
         int me = Environment.CurrentManagedThreadId;
@@ -45,7 +45,7 @@ public sealed class OperationGuardTests
     }
 
     [Fact]
-    public void AClosedGuardAdmitsNoOne()
+    public void A_closed_guard_admits_no_one()
     {
         var holder = new Holder();
         int me = Environment.CurrentManagedThreadId;
@@ -56,7 +56,7 @@ public sealed class OperationGuardTests
     }
 
     [Fact]
-    public async Task UnderContentionNoTwoThreadsAreEverInsideAtOnce()
+    public async Task Under_contention_no_two_threads_are_ever_inside_at_once()
     {
         var holder = new Holder();
         int occupied = 0, overlaps = 0, entries = 0, refusals = 0;
@@ -87,7 +87,7 @@ public sealed class OperationGuardTests
     }
 
     [Fact]
-    public async Task ATakeOverRacingTheOwnersEntriesNeverLetsBothIn()
+    public async Task A_take_over_racing_the_owners_entries_never_lets_both_in()
     {
         // Each round a fresh guard: one thread claims it and enters and leaves in a loop while the other takes it over.
         const int Rounds = 2_000;

@@ -13,7 +13,7 @@ public sealed class PageBufferPoolTests
     private const int PageSize = 4096;
 
     [Fact]
-    public void SinglePagesAreKeptUpToTheConfiguredBytesAndTheRestParked()
+    public void Single_pages_are_kept_up_to_the_configured_bytes_and_the_rest_parked()
     {
         const long Limit = 32L << 20;
         using var pool = new PageBufferPool(PageSize, Limit);
@@ -33,7 +33,7 @@ public sealed class PageBufferPoolTests
     }
 
     [Fact]
-    public void ALimitBelowSixteenMebibytesStillKeepsSixteen()
+    public void A_limit_below_sixteen_mebibytes_still_keeps_sixteen()
     {
         using var pool = new PageBufferPool(PageSize, maxSinglePageBytes: 64 << 10);
         var rented = Enumerable.Range(0, 1000).Select(_ => pool.Rent()).ToList();
@@ -42,7 +42,7 @@ public sealed class PageBufferPoolTests
     }
 
     [Fact]
-    public void RunsAreKeptBySixteenMebibytesPerLengthAndTheRestAndLongerRunsParked()
+    public void Runs_are_kept_by_sixteen_mebibytes_per_length_and_the_rest_and_longer_runs_parked()
     {
         using var pool = new PageBufferPool(PageSize, 256L << 20);
         int perLength = PageBufferPool.MaxPooledBytesPerLength / (4 * PageSize);
@@ -61,7 +61,7 @@ public sealed class PageBufferPoolTests
     }
 
     [Fact]
-    public void DisposeFreesEveryBufferAndLaterReturnsAreFreedAtOnce()
+    public void Dispose_frees_every_buffer_and_later_returns_are_freed_at_once()
     {
         var pool = new PageBufferPool(PageSize);
         var kept = pool.Rent();

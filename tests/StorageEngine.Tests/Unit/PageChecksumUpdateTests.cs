@@ -10,7 +10,7 @@ namespace StorageEngine.Tests.Unit;
 public sealed unsafe class PageChecksumUpdateTests
 {
     [Fact]
-    public void RunningOverZerosByMultiplicationEqualsRunningOverThem()
+    public void Running_over_zeros_by_multiplication_equals_running_over_them()
     {
         var random = new Random(3);
         var zeros = new byte[66_048];
@@ -29,7 +29,7 @@ public sealed unsafe class PageChecksumUpdateTests
     [InlineData(4096)]
     [InlineData(8192)]
     [InlineData(65536)]
-    public void TheDerivedChecksumIsTheWholePagesChecksum(int pageSize)
+    public void The_derived_checksum_is_the_whole_pages_checksum(int pageSize)
     {
         var random = new Random(pageSize);
         var basePage = new byte[pageSize];
@@ -69,7 +69,7 @@ public sealed unsafe class PageChecksumUpdateTests
     }
 
     [Fact]
-    public void ADamagedBaseGivesAChecksumThatStillFails()
+    public void A_damaged_base_gives_a_checksum_that_still_fails()
     {
         const int pageSize = 4096;
         var basePage = new byte[pageSize];
@@ -93,7 +93,7 @@ public sealed unsafe class PageChecksumUpdateTests
     }
 
     [Fact]
-    public void APageMostlyRewrittenIsLeftToTheFullComputation()
+    public void A_page_mostly_rewritten_is_left_to_the_full_computation()
     {
         const int pageSize = 4096;
         var basePage = new byte[pageSize];

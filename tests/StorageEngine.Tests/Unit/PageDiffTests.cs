@@ -8,7 +8,7 @@ public sealed class PageDiffTests
     [Theory]
     [InlineData(4096)]
     [InlineData(32768)]
-    public void ADiffAppliedToItsBaseGivesThePageBackForRandomEdits(int pageSize)
+    public void A_diff_applied_to_its_base_gives_the_page_back_for_random_edits(int pageSize)
     {
         var random = new Random(pageSize);
         var output = new byte[PageDiff.MaxLength(pageSize)];
@@ -37,7 +37,7 @@ public sealed class PageDiffTests
     [InlineData(4096, true)]
     [InlineData(8192, false)]
     [InlineData(32768, true)]
-    public void TheRangesAreThoseAWordByWordComparisonFinds(int pageSize, bool againstZeros)
+    public void The_ranges_are_those_a_word_by_word_comparison_finds(int pageSize, bool againstZeros)
     {
         var random = new Random(pageSize + (againstZeros ? 1 : 0));
         var output = new byte[PageDiff.MaxLength(pageSize)];
@@ -85,7 +85,7 @@ public sealed class PageDiffTests
     }
 
     [Fact]
-    public void AnUnchangedPageHasAnEmptyDiffAndASmallEditASmallOne()
+    public void An_unchanged_page_has_an_empty_diff_and_a_small_edit_a_small_one()
     {
         var basePage = Enumerable.Range(0, 4096).Select(i => (byte)(i * 7)).ToArray();
         var output = new byte[PageDiff.MaxLength(4096)];
@@ -97,7 +97,7 @@ public sealed class PageDiffTests
     }
 
     [Fact]
-    public void AgainstZerosOnlyTheWrittenPartsOfANewPageAreCarried()
+    public void Against_zeros_only_the_written_parts_of_a_new_page_are_carried()
     {
         var page = new byte[4096];
         page.AsSpan(0, 64).Fill(1);
@@ -111,7 +111,7 @@ public sealed class PageDiffTests
     }
 
     [Fact]
-    public void APageThatChangedMostlyIsLeftToTheFullImage()
+    public void A_page_that_changed_mostly_is_left_to_the_full_image()
     {
         var basePage = new byte[4096];
         var page = new byte[4096];
@@ -123,7 +123,7 @@ public sealed class PageDiffTests
     [InlineData(new byte[] { 0, 0 })]                      // a range header cut short
     [InlineData(new byte[] { 0, 0, 8, 0, 1, 2 })]          // a range longer than the diff
     [InlineData(new byte[] { 0xFF, 0x0F, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8 })] // a range past the end of the page
-    public void AMalformedDiffIsRefusedNotApplied(byte[] diff)
+    public void A_malformed_diff_is_refused_not_applied(byte[] diff)
     {
         var page = new byte[4096];
         Assert.False(PageDiff.TryApply(diff, page));

@@ -13,7 +13,7 @@ public sealed class UnwrittenPagesReleaseTests
     private const int PageSize = 4096;
 
     [Fact]
-    public void WhileACheckpointCollectsOnlyTheVersionsItCollectedAreHeldBack()
+    public void While_a_checkpoint_collects_only_the_versions_it_collected_are_held_back()
     {
         using var pages = new HeldPages();
         var collectedVersion = pages.Commit(page: 10, transactionId: 1, publishedId: 1);
@@ -34,7 +34,7 @@ public sealed class UnwrittenPagesReleaseTests
     }
 
     [Fact]
-    public void AVersionAReaderMayStillSeeIsHeldBackEvenWithNoCheckpointRunning()
+    public void A_version_a_reader_may_still_see_is_held_back_even_with_no_checkpoint_running()
     {
         using var pages = new HeldPages();
         var oldVersion = pages.Commit(page: 10, transactionId: 1, publishedId: 1);
