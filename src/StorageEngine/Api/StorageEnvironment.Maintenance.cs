@@ -92,24 +92,7 @@ public sealed partial class StorageEnvironment
     {
         ArgumentNullException.ThrowIfNull(destination);
         ThrowIfDisposed();
-        if (destination.Durability == DurabilityMode.InMemory)
-            throw new ArgumentException("A compacted copy is written to files; the destination cannot be InMemory.", nameof(destination));
-        if (destination.ReadOnly)
-            throw new ArgumentException("The destination of a compaction is written; it cannot be ReadOnly.", nameof(destination));
-        var options = destination.Clone();
-        var fs = options.FileSystem ?? OsFileSystem.Instance;
-        string target = options.Path ?? throw new ArgumentException("The destination needs a Path.", nameof(destination));
-        if (!fs.IsInMemory) target = Path.GetFullPath(target);
-        options.Path = target;
-        if (fs.IsInMemory == _fileSystem.IsInMemory && SamePath(target, Directory))
-            throw new ArgumentException($"The destination must be another directory than the source ('{Directory}').", nameof(destination));
-        if (!fs.IsInMemory && File.Exists(target))
-            throw new ArgumentException($"The destination '{target}' is a file; compact into a new or empty directory.", nameof(destination));
-        bool existed = fs.Exists(target);
-        if (existed && !IsEmptyDirectory(fs, target))
-            throw new ArgumentException($"The destination '{target}' is not empty; compact into a new or empty directory.", nameof(destination));
-        // Batches are not synced one by one: a copy cut short is thrown away, and closing checkpoints it all.
-        options.Durability = DurabilityMode.Lazy;
+        var options = CompactionTarget(destination, out var fs, out string target, out bool existed);
 
         StorageEnvironment? copy = null;
         try
@@ -157,6 +140,33 @@ public sealed partial class StorageEnvironment
             RemovePartialCopy(fs, target, existed);
             throw;
         }
+    }
+
+    /// <summary>
+    /// The destination's options for a compaction: checked (not in memory, not read-only, another directory than
+    /// this one, new or empty), its path made full, Lazy (batches are not synced one by one: a copy cut short is
+    /// thrown away, and closing checkpoints it all).
+    /// </summary>
+    private StorageEnvironmentOptions CompactionTarget(StorageEnvironmentOptions destination, out IFileSystem fs, out string target, out bool existed)
+    {
+        if (destination.Durability == DurabilityMode.InMemory)
+            throw new ArgumentException("A compacted copy is written to files; the destination cannot be InMemory.", nameof(destination));
+        if (destination.ReadOnly)
+            throw new ArgumentException("The destination of a compaction is written; it cannot be ReadOnly.", nameof(destination));
+        var options = destination.Clone();
+        fs = options.FileSystem ?? OsFileSystem.Instance;
+        target = options.Path ?? throw new ArgumentException("The destination needs a Path.", nameof(destination));
+        if (!fs.IsInMemory) target = Path.GetFullPath(target);
+        options.Path = target;
+        if (fs.IsInMemory == _fileSystem.IsInMemory && SamePath(target, Directory))
+            throw new ArgumentException($"The destination must be another directory than the source ('{Directory}').", nameof(destination));
+        if (!fs.IsInMemory && File.Exists(target))
+            throw new ArgumentException($"The destination '{target}' is a file; compact into a new or empty directory.", nameof(destination));
+        existed = fs.Exists(target);
+        if (existed && !IsEmptyDirectory(fs, target))
+            throw new ArgumentException($"The destination '{target}' is not empty; compact into a new or empty directory.", nameof(destination));
+        options.Durability = DurabilityMode.Lazy;
+        return options;
     }
 
     /// <summary>

@@ -201,13 +201,30 @@ public sealed class WriteTransaction : Transaction
     /// Writes the header of every changed tree into the tree of names, but the hot tree's, which goes into the new
     /// <paramref name="state"/>: changed if this transaction changed it, none if it deleted it. With no hot tree
     /// left, a tree changed alone becomes it; a tree changed alone in two commits running takes the place of a hot
-    /// tree that neither changed.
+    /// tree that neither changed. The hot-tree choice is made first (<see cref="SurveyOpenedTrees"/>,
+    /// <see cref="DemoteHotTree"/>), the headers written after it.
     /// </summary>
     private void FlushTreeHeaders(ref EnvironmentState state, HotTreeHints hints)
     {
+        var sole = SurveyOpenedTrees(ref state, hints, out int changed);
+        if (sole is { HeaderInState: false } && state.HotTree.RootPage != 0 && hints.LastSole == sole.Name
+            && (_hotName ?? FindHotTreeName()) is { } hotName && hotName != sole.Name)
+        {
+            DemoteHotTree(ref state, hotName);
+        }
+        var promoted = changed == 1 && state.HotTree.RootPage == 0 && sole is { HeaderInState: false } ? sole : null;
+        WriteChangedHeaders(ref state, promoted);
+    }
+
+    /// <summary>
+    /// Carries the hot tree's header into <paramref name="state"/> (none if deleted here), learns its name, counts
+    /// the changed trees and returns the one changed alone (null if none, several, or it was deleted).
+    /// </summary>
+    private Tree? SurveyOpenedTrees(ref EnvironmentState state, HotTreeHints hints, out int changed)
+    {
         _hotName = hints.HotName;
         if (_hotTreeDeleted) (state.HotTree, state.HotTreeName, _hotName) = (default, 0, null);
-        int changed = 0;
+        changed = 0;
         Tree? sole = null;
         foreach (var tree in OpenedTrees)
         {
@@ -219,20 +236,30 @@ public sealed class WriteTransaction : Transaction
         }
         if (changed != 1 || sole!.IsDropped) sole = null;
         _soleTree = sole?.Name;
+        return sole;
+    }
+
+    /// <summary>Puts the hot tree <paramref name="hotName"/> back into the tree of names, so that the tree changed alone again can become hot.</summary>
+    private void DemoteHotTree(ref EnvironmentState state, string hotName)
+    {
         Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
-        if (sole is { HeaderInState: false } && state.HotTree.RootPage != 0 && hints.LastSole == sole.Name
-            && (_hotName ?? FindHotTreeName()) is { } hotName && hotName != sole.Name)
+        int hotLength = Tree.EncodeName(hotName, key);
+        if (RootTree is { } names && names.TryGet(key[..hotLength], out var stored) && stored.Length == TreeHeader.Size
+            && MemoryMarshal.Read<TreeHeader>(stored) is var entry && (entry.Flags & TreeFlags.HeaderInState) != 0
+            && HotTree.Resolve(state, entry, key[..hotLength]) is { } demoted)
         {
-            // The hot tree goes back into the tree of names, so that the tree changed alone again becomes hot below.
-            int hotLength = Tree.EncodeName(hotName, key);
-            if (RootTree is { } names && names.TryGet(key[..hotLength], out var stored) && stored.Length == TreeHeader.Size
-                && MemoryMarshal.Read<TreeHeader>(stored) is var entry && (entry.Flags & TreeFlags.HeaderInState) != 0
-                && HotTree.Resolve(state, entry, key[..hotLength]) is { } demoted)
-            {
-                names.Put(key[..hotLength], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in demoted)));
-                (state.HotTree, state.HotTreeName) = (default, 0);
-            }
+            names.Put(key[..hotLength], MemoryMarshal.AsBytes(new ReadOnlySpan<TreeHeader>(in demoted)));
+            (state.HotTree, state.HotTreeName) = (default, 0);
         }
+    }
+
+    /// <summary>
+    /// Writes each changed tree's header into the tree of names (a deleted tree's entry is removed), but the hot
+    /// tree's; <paramref name="promoted"/> becomes the hot tree, its header in <paramref name="state"/> and marked so.
+    /// </summary>
+    private void WriteChangedHeaders(ref EnvironmentState state, Tree? promoted)
+    {
+        Span<byte> key = stackalloc byte[Tree.MaxNameBytes];
         foreach (var tree in OpenedTrees)
         {
             if (!tree.IsChanged || (tree.HeaderInState && !tree.IsDropped)) continue;
@@ -244,7 +271,7 @@ public sealed class WriteTransaction : Transaction
                 continue;
             }
             var header = tree.BTree.Header;
-            if (changed == 1 && state.HotTree.RootPage == 0)
+            if (ReferenceEquals(tree, promoted))
             {
                 (state.HotTree, state.HotTreeName, _hotName) = (header, HotTree.NameChecksum(key[..length]), tree.Name);
                 header.Flags |= TreeFlags.HeaderInState;
@@ -253,11 +280,6 @@ public sealed class WriteTransaction : Transaction
         }
     }
 
-    /// <summary>
-    /// The name of the tree whose entry in the tree of names is marked <see cref="TreeFlags.HeaderInState"/>, found
-    /// by walking the tree of names: once a session, when a tree is about to take the hot tree's place and no
-    /// transaction of this session has opened the hot tree.
-    /// </summary>
     private string? FindHotTreeName()
     {
         if (RootTree is not { } names) return null;

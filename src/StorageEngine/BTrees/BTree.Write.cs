@@ -235,25 +235,7 @@ internal sealed unsafe partial class BTree
             total += sizes[j] + Node.SlotSize;
         }
 
-        int splitAt;
-        if (appending && index == count)
-        {
-            splitAt = count;
-        }
-        else
-        {
-            splitAt = 0;
-            long left = 0;
-            while (splitAt < n - 1 && left + sizes[splitAt] + Node.SlotSize <= total / 2)
-            {
-                left += sizes[splitAt] + Node.SlotSize;
-                splitAt++;
-            }
-            if (splitAt == 0) splitAt = 1;
-            // The halves must each fit a page; entry size limits make one of these nudges enough.
-            while (splitAt < n - 1 && total - BytesBefore(sizes, splitAt) > Usable) splitAt++;
-            while (splitAt > 1 && BytesBefore(sizes, splitAt) > Usable) splitAt--;
-        }
+        int splitAt = appending && index == count ? count : HalfwaySplit(sizes, n, total);
 
         Node.Initialize(page, pageNumber, flags, _pageSize, sink.TransactionId);
         for (int j = 0; j < splitAt; j++) Node.Append(page, (byte*)entries[j], sizes[j]);
@@ -283,20 +265,47 @@ internal sealed unsafe partial class BTree
 
         if (level == 0)
         {
-            byte* root = sink.AllocatePage(out long rootNumber);
-            Node.Initialize(root, rootNumber, (flags & ~PageFlags.Leaf) | PageFlags.Branch, _pageSize, sink.TransactionId);
-            byte* leftEntry = stackalloc byte[Node.BranchEntryHeaderSize];
-            Node.Append(root, leftEntry, WriteBranchEntry(leftEntry, default, pageNumber));
-            Node.Append(root, separator, separatorSize);
-            _header.RootPage = rootNumber;
-            _header.Depth++;
-            _header.BranchPages++;
+            GrowRoot(pageNumber, flags, separator, separatorSize);
             return;
         }
         int parentLevel = level - 1;
         byte* parent = (byte*)PathPtr[parentLevel];
         int parentIndex = PathIndex[parentLevel];
         _ = InsertEntry(parentLevel, parentIndex + 1, separator, separatorSize, appending && parentIndex == Node.Count(parent) - 1);
+    }
+
+    /// <summary>
+    /// Where to split <paramref name="n"/> entries of <paramref name="sizes"/> (<paramref name="total"/> bytes with
+    /// their slots) so that each half holds about half the bytes and fits a page.
+    /// </summary>
+    private int HalfwaySplit(int* sizes, int n, long total)
+    {
+        int splitAt = 0;
+        long left = 0;
+        while (splitAt < n - 1 && left + sizes[splitAt] + Node.SlotSize <= total / 2)
+        {
+            left += sizes[splitAt] + Node.SlotSize;
+            splitAt++;
+        }
+        if (splitAt == 0) splitAt = 1;
+        // The halves must each fit a page; entry size limits make one of these nudges enough.
+        while (splitAt < n - 1 && total - BytesBefore(sizes, splitAt) > Usable) splitAt++;
+        while (splitAt > 1 && BytesBefore(sizes, splitAt) > Usable) splitAt--;
+        return splitAt;
+    }
+
+    /// <summary>The root was split: a new root above it points to the old root (left) and the new page (right of <paramref name="separator"/>).</summary>
+    private void GrowRoot(long leftPage, PageFlags flags, byte* separator, int separatorSize)
+    {
+        var sink = Sink;
+        byte* root = sink.AllocatePage(out long rootNumber);
+        Node.Initialize(root, rootNumber, (flags & ~PageFlags.Leaf) | PageFlags.Branch, _pageSize, sink.TransactionId);
+        byte* leftEntry = stackalloc byte[Node.BranchEntryHeaderSize];
+        Node.Append(root, leftEntry, WriteBranchEntry(leftEntry, default, leftPage));
+        Node.Append(root, separator, separatorSize);
+        _header.RootPage = rootNumber;
+        _header.Depth++;
+        _header.BranchPages++;
     }
 
     private static long BytesBefore(int* sizes, int count)
