@@ -1,6 +1,4 @@
 using System.IO.Pipelines;
-using System.Runtime.InteropServices;
-using StorageEngine.Common;
 using StorageEngine.Journal;
 using StorageEngine.Platform;
 using StorageEngine.Replication;
@@ -8,6 +6,8 @@ using StorageEngine.Transactions;
 
 namespace StorageEngine;
 
+// Replicas: opened from a restored backup, they apply their primary's shipped transactions through the commit
+// pipeline and refuse local writers until promoted.
 public sealed partial class StorageEnvironment
 {
     /// <summary>Set on the thread of an internal write (the replica's applier, the checker) so that a replica lets it in.</summary>

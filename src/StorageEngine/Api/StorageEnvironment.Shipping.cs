@@ -1,8 +1,6 @@
 using System.IO.Pipelines;
 using System.Runtime.InteropServices;
 using StorageEngine.Common;
-using StorageEngine.Journal;
-using StorageEngine.Platform;
 using StorageEngine.Replication;
 using StorageEngine.Transactions;
 
