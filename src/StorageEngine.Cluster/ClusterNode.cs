@@ -88,10 +88,13 @@ public sealed class ClusterNode : IAsyncDisposable
         try
         {
             await stateMachine.RecoverAsync(cancellationToken).ConfigureAwait(false);
-            log = new WriteAheadLog(new WriteAheadLog.Options
+            // Appended entries are on disk before this node acknowledges them (DurableWriteAheadLog), and
+            // committed ones before they are applied (DotNext's commit waits for its flush).
+            log = new DurableWriteAheadLog(new WriteAheadLog.Options
             {
                 Location = Path.Combine(dataDirectory, "raft"),
                 HashAlgorithm = WriteAheadLog.IntegrityHashAlgorithm.Crc32,
+                MemoryManagement = options.LogMemory,
             }, stateMachine);
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
 
