@@ -24,6 +24,13 @@ public sealed class PowerLossTests(ITestOutputHelper output)
             await using var load = new WriteLoad(cluster, clients: 8);
             await load.WaitForAcknowledgedAsync(300 + 100 * round, TimeSpan.FromSeconds(60), cluster.Diagnostics);
 
+            // The followers acknowledged through DurableWriteAheadLog, not around it.
+            var synced = new List<long>();
+            foreach (int follower in followers)
+            {
+                synced.Add((await cluster.StatusAsync(follower))?.SyncedAppends ?? 0);
+                Assert.True(synced[^1] > 0, $"follower {follower} made no append durable before acknowledging it.{cluster.Diagnostics()}");
+            }
             cluster.KillAll();
             int acknowledged = load.Acknowledged.Count;
             foreach (int follower in followers) await cluster.StartNodeAsync(follower);
@@ -36,7 +43,7 @@ public sealed class PowerLossTests(ITestOutputHelper output)
             var entries = followers.Select(cluster.ReadEnvironment).ToList();
             Assert.Equal(entries[0], entries[1]);
             load.AssertOutcomes(entries[0]);
-            output.WriteLine($"round {round}: leader {leader} and both followers killed at once after {acknowledged} acknowledged writes; node {newLeader} leads the two followers, which hold all {load.Acknowledged.Count} acknowledged writes ({load.Unknown.Count} unknown, {load.NotApplied.Count} not applied)");
+            output.WriteLine($"round {round}: leader {leader} and both followers killed at once after {acknowledged} acknowledged writes (the followers had synced {synced[0]} and {synced[1]} appends before acknowledging them); node {newLeader} leads the two followers, which hold all {load.Acknowledged.Count} acknowledged writes ({load.Unknown.Count} unknown, {load.NotApplied.Count} not applied)");
         }
     }
 }
