@@ -36,10 +36,12 @@ internal sealed class DurableWriteAheadLog : WriteAheadLog, IAuditTrail<IRaftLog
 
     async ValueTask IAuditTrail<IRaftLogEntry>.AppendAsync<TEntry>(ILogEntryProducer<TEntry> entries, long startIndex, bool skipCommitted, CancellationToken token)
     {
-        // A heartbeat carries no entries: nothing to make durable, and it must stay cheap.
+        // A heartbeat carries no entries: nothing to make durable, and it must stay cheap. The last index is
+        // compared too, so that a producer that under-reports its count still gets its entries synced.
         bool hasEntries = entries.RemainingCount > 0;
+        long lastBefore = LastEntryIndex;
         await AppendAsync(entries, startIndex, skipCommitted, token).ConfigureAwait(false);
-        if (hasEntries)
+        if (hasEntries || LastEntryIndex != lastBefore)
             await SyncAsync(token).ConfigureAwait(false);
     }
 
