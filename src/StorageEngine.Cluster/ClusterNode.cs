@@ -19,13 +19,13 @@ public sealed class ClusterNode : IAsyncDisposable
 {
     private readonly ClusterNodeOptions _options;
     private readonly EngineStateMachine _stateMachine;
-    private readonly WriteAheadLog _log;
+    private readonly DurableWriteAheadLog _log;
     private readonly RaftCluster _raft;
     private readonly ILogger _logger;
     private readonly LeadershipTerm _leadership;
     private int _disposed;
 
-    private ClusterNode(ClusterNodeOptions options, EngineStateMachine stateMachine, WriteAheadLog log, RaftCluster raft, LeadershipTerm leadership, ILogger logger)
+    private ClusterNode(ClusterNodeOptions options, EngineStateMachine stateMachine, DurableWriteAheadLog log, RaftCluster raft, LeadershipTerm leadership, ILogger logger)
     {
         _options = options;
         _stateMachine = stateMachine;
@@ -83,15 +83,18 @@ public sealed class ClusterNode : IAsyncDisposable
 
         var template = new StorageEnvironmentOptions { Durability = options.Durability, LoggerFactory = options.LoggerFactory };
         var stateMachine = new EngineStateMachine(dataDirectory, template, options.SnapshotInterval, logger);
-        WriteAheadLog? log = null;
+        DurableWriteAheadLog? log = null;
         RaftCluster? raft = null;
         try
         {
             await stateMachine.RecoverAsync(cancellationToken).ConfigureAwait(false);
-            log = new WriteAheadLog(new WriteAheadLog.Options
+            // Appended entries are on disk before this node acknowledges them (DurableWriteAheadLog), and
+            // committed ones before they are applied (DotNext's commit waits for its flush).
+            log = new DurableWriteAheadLog(new WriteAheadLog.Options
             {
                 Location = Path.Combine(dataDirectory, "raft"),
                 HashAlgorithm = WriteAheadLog.IntegrityHashAlgorithm.Crc32,
+                MemoryManagement = options.LogMemory,
             }, stateMachine);
             await log.InitializeAsync(cancellationToken).ConfigureAwait(false);
 
@@ -249,9 +252,12 @@ public sealed class ClusterNode : IAsyncDisposable
         }
     }
 
+    /// <summary>Appends of a leader's entries that this node made durable before acknowledging them, since it started.</summary>
+    public long SyncedAppends => _log.SyncedAppends;
+
     /// <summary>A line of facts about the node, for logs and the sample's client.</summary>
     public string DescribeState() =>
-        $"node {Self} {(IsLeader ? "leader" : "follower")} term {Term} leader {Leader?.ToString() ?? "unknown"} applied {LastAppliedIndex} committed {CommitIndex} snapshots taken {SnapshotsTaken} installed {SnapshotsInstalled}";
+        $"node {Self} {(IsLeader ? "leader" : "follower")} term {Term} leader {Leader?.ToString() ?? "unknown"} applied {LastAppliedIndex} committed {CommitIndex} snapshots taken {SnapshotsTaken} installed {SnapshotsInstalled} synced appends {SyncedAppends}";
 
     /// <summary>Leaves the cluster, stops the log and closes the environment.</summary>
     public async ValueTask DisposeAsync()

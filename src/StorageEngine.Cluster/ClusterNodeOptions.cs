@@ -1,3 +1,4 @@
+using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using Microsoft.Extensions.Logging;
 
 namespace StorageEngine.Cluster;
@@ -47,6 +48,13 @@ public sealed class ClusterNodeOptions
 
     /// <summary>Where DotNext and the environment log to; none by default.</summary>
     public ILoggerFactory? LoggerFactory { get; init; }
+
+    /// <summary>
+    /// Where DotNext's log keeps appended entries until it flushes them: the memory-mapped files (the default), or
+    /// the process's private memory, which the tests use because a killed process then loses exactly what a power
+    /// loss would (everything not yet flushed to the files).
+    /// </summary>
+    internal WriteAheadLog.MemoryManagementStrategy LogMemory { get; init; } = WriteAheadLog.MemoryManagementStrategy.SharedMemory;
 
     internal void Validate()
     {

@@ -1,8 +1,10 @@
 // A cluster node in its own process, for the cluster tests.
 // Usage: StorageEngine.Cluster.NodeProcess <dataDirectory> <selfIndex> <member,member,...> [snapshotInterval] [durability]
 // Members are ip:raftPort/clientPort. Prints "ready" once the node and its client server run; stops cleanly
-// (final checkpoint, exit code 0) when standard input closes.
+// (final checkpoint, exit code 0) when standard input closes. STORAGEENGINE_CLUSTER_LOG_MEMORY=private keeps the
+// Raft log's unflushed entries in private memory (the power-loss tests).
 
+using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using Microsoft.Extensions.Logging;
 using StorageEngine;
 using StorageEngine.Cluster;
@@ -30,6 +32,10 @@ var options = new ClusterNodeOptions
     UpperElectionTimeout = TimeSpan.FromMilliseconds(600),
     RequestTimeout = TimeSpan.FromSeconds(1),
     LoggerFactory = loggerFactory,
+    // The power-loss tests: unflushed log entries live in this process's memory only, so SIGKILL loses them.
+    LogMemory = Environment.GetEnvironmentVariable("STORAGEENGINE_CLUSTER_LOG_MEMORY") == "private"
+        ? WriteAheadLog.MemoryManagementStrategy.PrivateMemory
+        : WriteAheadLog.MemoryManagementStrategy.SharedMemory,
 };
 await using var node = await ClusterNode.StartAsync(options);
 await using var server = new ClusterServer(node);

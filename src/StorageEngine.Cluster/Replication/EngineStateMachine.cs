@@ -2,6 +2,7 @@ using System.Buffers;
 using DotNext.IO;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using Microsoft.Extensions.Logging;
+using StorageEngine.Platform;
 
 namespace StorageEngine.Cluster.Replication;
 
@@ -197,7 +198,9 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
                 _logger.LogWarning("The backup for the snapshot at {Index} holds transaction {Actual}, not {Expected}; skipped.", index, summary.TransactionId, expectedTransaction);
                 return;
             }
-            File.Move(temporary, path, overwrite: true);
+            // The directory is synced too: DotNext drops the log up to the snapshot once it is announced, so the
+            // snapshot's name must survive a power loss as surely as its contents.
+            OsFileSystem.Instance.Rename(temporary, path);
             _snapshot = new BackupSnapshot(path, index, term);
             SnapshotsTaken++;
             _logger.LogInformation("Snapshot at {Index}: {Bytes} bytes.", index, summary.StreamBytes);
@@ -228,7 +231,7 @@ internal sealed class EngineStateMachine : IStateMachine, IDisposable
             await file.FlushAsync(token).ConfigureAwait(false);
             file.Flush(flushToDisk: true);
         }
-        File.Move(temporary, path, overwrite: true);
+        OsFileSystem.Instance.Rename(temporary, path);
         await ReplaceEnvironmentAsync(path, token).ConfigureAwait(false);
         _snapshot = new BackupSnapshot(path, entry.Index, entry.Term);
         SnapshotsInstalled++;

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using StorageEngine.Platform;
 
 namespace StorageEngine.Cluster.Replication;
 
@@ -64,7 +65,8 @@ internal sealed class StateDirectory
                 file.Write(Encoding.ASCII.GetBytes(next.ToString(CultureInfo.InvariantCulture)));
                 file.Flush(flushToDisk: true);
             }
-            File.Move(temporary, Path.Combine(_root, CurrentFileName), overwrite: true);
+            // Renamed and the directory synced: the switch to the new generation survives a power loss.
+            OsFileSystem.Instance.Rename(temporary, Path.Combine(_root, CurrentFileName));
         }
         catch
         {

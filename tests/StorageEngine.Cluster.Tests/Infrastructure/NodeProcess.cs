@@ -12,7 +12,7 @@ namespace StorageEngine.Cluster.Tests.Infrastructure;
 internal sealed partial class NodeProcess : IDisposable
 {
     private const string AssemblyName = "StorageEngine.Cluster.NodeProcess.dll";
-    private const int SigCont = 18, SigStop = 19;
+    private const int SigKill = 9, SigCont = 18, SigStop = 19;
     private readonly Process _process;
     private readonly StringBuilder _output = new();
     private readonly TaskCompletionSource _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -31,7 +31,8 @@ internal sealed partial class NodeProcess : IDisposable
         }
     }
 
-    public static async Task<NodeProcess> StartAsync(string dataDirectory, int self, string members, long snapshotInterval)
+    /// <summary>Starts a node; <paramref name="privateLogMemory"/> makes its Raft log keep unflushed entries in the process's own memory, so that SIGKILL loses what a power loss would.</summary>
+    public static async Task<NodeProcess> StartAsync(string dataDirectory, int self, string members, long snapshotInterval, bool privateLogMemory = false)
     {
         string assembly = Path.Combine(AppContext.BaseDirectory, AssemblyName);
         var start = new ProcessStartInfo("dotnet")
@@ -43,6 +44,7 @@ internal sealed partial class NodeProcess : IDisposable
         };
         foreach (string argument in new[] { assembly, dataDirectory, self.ToString(), members, snapshotInterval.ToString() })
             start.ArgumentList.Add(argument);
+        if (privateLogMemory) start.Environment["STORAGEENGINE_CLUSTER_LOG_MEMORY"] = "private";
         var node = new NodeProcess(Process.Start(start) ?? throw new InvalidOperationException("dotnet did not start."));
         node._process.OutputDataReceived += (_, e) => node.Received(e.Data, isError: false);
         node._process.ErrorDataReceived += (_, e) => node.Received(e.Data, isError: true);
@@ -70,6 +72,12 @@ internal sealed partial class NodeProcess : IDisposable
         if (_process.HasExited) return;
         _process.Kill();
         _process.WaitForExit();
+    }
+
+    /// <summary>SIGKILL without waiting for the process to end (to take several nodes down at the same moment).</summary>
+    public void SendKill()
+    {
+        if (!_process.HasExited) Signal(SigKill);
     }
 
     /// <summary>SIGSTOP: the process stays alive but answers nobody, as if the network around it were cut.</summary>

@@ -14,9 +14,11 @@ internal sealed class TestCluster : IAsyncDisposable
     private readonly NodeProcess?[] _nodes;
     private readonly string _memberList;
     private readonly long _snapshotInterval;
+    private readonly bool _privateLogMemory;
 
-    private TestCluster(string root, ClusterMember[] members, long snapshotInterval)
+    private TestCluster(string root, ClusterMember[] members, long snapshotInterval, bool privateLogMemory)
     {
+        _privateLogMemory = privateLogMemory;
         Root = root;
         Members = members;
         _nodes = new NodeProcess?[members.Length];
@@ -30,7 +32,8 @@ internal sealed class TestCluster : IAsyncDisposable
 
     public int Size => Members.Length;
 
-    public static async Task<TestCluster> StartAsync(int size = 3, long snapshotInterval = 10_000)
+    /// <summary>Starts the nodes; <paramref name="privateLogMemory"/>: see <see cref="NodeProcess.StartAsync"/>.</summary>
+    public static async Task<TestCluster> StartAsync(int size = 3, long snapshotInterval = 10_000, bool privateLogMemory = false)
     {
         var ports = FreePorts(2 * size);
         var members = Enumerable.Range(0, size)
@@ -38,7 +41,7 @@ internal sealed class TestCluster : IAsyncDisposable
             .ToArray();
         string root = Path.Combine(Path.GetTempPath(), "se-cluster-" + Guid.NewGuid().ToString("N")[..12]);
         Directory.CreateDirectory(root);
-        var cluster = new TestCluster(root, members, snapshotInterval);
+        var cluster = new TestCluster(root, members, snapshotInterval, privateLogMemory);
         try
         {
             await Task.WhenAll(Enumerable.Range(0, size).Select(cluster.StartNodeAsync));
@@ -59,10 +62,18 @@ internal sealed class TestCluster : IAsyncDisposable
     {
         if (IsRunning(node)) throw new InvalidOperationException($"Node {node} is running.");
         _nodes[node]?.Dispose();
-        _nodes[node] = await NodeProcess.StartAsync(DataDirectory(node), node, _memberList, _snapshotInterval);
+        _nodes[node] = await NodeProcess.StartAsync(DataDirectory(node), node, _memberList, _snapshotInterval, _privateLogMemory);
     }
 
     public void Kill(int node) => _nodes[node]!.Kill();
+
+    /// <summary>SIGKILL to every running node before waiting for any to end: they all go down at the same moment.</summary>
+    public void KillAll()
+    {
+        var running = Enumerable.Range(0, Size).Where(IsRunning).ToList();
+        foreach (int node in running) _nodes[node]!.SendKill();
+        foreach (int node in running) _nodes[node]!.Kill();
+    }
 
     public void Pause(int node) => _nodes[node]!.Pause();
 
