@@ -19,7 +19,7 @@ internal sealed class ProgressBarDisplay
     public ProgressBarDisplay(IAnsiConsole console, TimeProvider time, string activity, string unit, long total)
     {
         var added = new TaskCompletionSource<ProgressTask>(TaskCreationOptions.RunContinuationsAsynchronously);
-        var progress = new Progress(console, time) { AutoClear = true, HideCompleted = false }
+        var progress = new Progress(console, time) { AutoClear = true, HideCompleted = false, ExcludeVerticalPadding = true }
             .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(),
                 new CountColumn(unit), new RateColumn(unit), new RemainingTimeColumn());
         // StartAsync keeps the display (and Spectre's refresh thread) alive until the function's task ends: the
