@@ -31,7 +31,7 @@ public sealed class AsyncDisposeTests
     public async Task DisposeAsync_returns_while_the_final_checkpoint_waits_on_a_flush_and_completes_once_closed()
     {
         var memory = new MemoryFileSystem();
-        var gate = new FlushGate();
+        var gate = new IoGate();
         var env = StorageEnvironment.Open(Options(new GatedFileSystem(memory, gate)));
         Commit(env, 0, 1_000);
 

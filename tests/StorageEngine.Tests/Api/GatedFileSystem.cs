@@ -2,8 +2,8 @@ using StorageEngine.Platform;
 
 namespace StorageEngine.Tests.Api;
 
-/// <summary>A file system whose files flush through a <see cref="FlushGate"/>; everything else goes to the inner one.</summary>
-internal sealed class GatedFileSystem(IFileSystem inner, FlushGate gate) : IFileSystem
+/// <summary>A file system whose files flush and write through an <see cref="IoGate"/>; everything else goes to the inner one.</summary>
+internal sealed class GatedFileSystem(IFileSystem inner, IoGate gate) : IFileSystem
 {
     public bool IsInMemory => inner.IsInMemory;
 

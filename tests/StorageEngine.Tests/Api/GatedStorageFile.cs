@@ -2,8 +2,8 @@ using StorageEngine.Platform;
 
 namespace StorageEngine.Tests.Api;
 
-/// <summary>A file whose <see cref="Flush"/> passes a <see cref="FlushGate"/> first.</summary>
-internal sealed class GatedStorageFile(IStorageFile inner, FlushGate gate) : IStorageFile
+/// <summary>A file whose flushes and writes pass an <see cref="IoGate"/> first.</summary>
+internal sealed class GatedStorageFile(IStorageFile inner, IoGate gate) : IStorageFile
 {
     public string Path => inner.Path;
 
@@ -19,13 +19,21 @@ internal sealed class GatedStorageFile(IStorageFile inner, FlushGate gate) : ISt
 
     public int Read(long offset, Span<byte> destination) => inner.Read(offset, destination);
 
-    public void Write(long offset, ReadOnlySpan<byte> source) => inner.Write(offset, source);
+    public void Write(long offset, ReadOnlySpan<byte> source)
+    {
+        gate.PassWrite(Path);
+        inner.Write(offset, source);
+    }
 
-    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers) => inner.Write(offset, buffers);
+    public void Write(long offset, IReadOnlyList<ReadOnlyMemory<byte>> buffers)
+    {
+        gate.PassWrite(Path);
+        inner.Write(offset, buffers);
+    }
 
     public void Flush()
     {
-        gate.Pass();
+        gate.PassFlush(Path);
         inner.Flush();
     }
 
