@@ -24,9 +24,9 @@ public sealed partial class StorageEnvironment
     /// <remarks>
     /// The check walks one snapshot, the last committed transaction when it starts. In a read-write environment
     /// writers keep committing while it runs: it holds the writer off only while it copies the snapshot's
-    /// free-space bitmaps (about 1/32,000 of the file), then walks the trees through a read transaction. What it
-    /// reports is true of that snapshot; commits made meanwhile are not in it. A read-only environment has no
-    /// writer: the check reads the latest snapshot.
+    /// free-space bitmaps (with 4 KiB pages, about 1/32,000 of the file), then walks the trees through a read
+    /// transaction. What it reports is true of that snapshot; commits made meanwhile are not in it. A read-only
+    /// environment has no writer: the check reads the latest snapshot.
     /// </remarks>
     /// <exception cref="OperationCanceledException">The token was cancelled; nothing was changed.</exception>
     public CheckReport Check(IProgress<CheckProgress>? progress, CancellationToken cancellationToken)

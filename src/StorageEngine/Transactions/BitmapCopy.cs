@@ -8,8 +8,8 @@ namespace StorageEngine.Transactions;
 /// under their own numbers by every commit (readers never read them), so a check that walks a read snapshot while
 /// writers go on cannot read the live bitmaps: a page a later commit freed would look "in use and also marked free",
 /// one a later commit took "neither in use nor free". The copy is taken at the snapshot's version and read instead;
-/// it costs one page per 8 x (page size - header) pages of the file, so the writer waits for a copy of about 1/32,000
-/// of the file, not for the walk. Read-only: the checker never writes bitmaps.
+/// it costs one page per 8 x (page size - header) pages of the file, so the writer waits for a copy of about
+/// 1/32,000 of the file (4 KiB pages), not for the walk. Read-only: the checker never writes bitmaps.
 /// </summary>
 internal sealed unsafe class BitmapCopy : IBitmapPageAccess
 {
