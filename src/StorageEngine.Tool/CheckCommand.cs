@@ -9,20 +9,24 @@ internal static class CheckCommand
     {
         var path = CommonOptions.EnvironmentPath();
         var command = new Command("check", "Verify checksums, key order and page accounting of every tree and the free-space map. Exit code 2 when problems are found.") { path };
-        command.SetAction(result => ToolApp.Guard(context, () =>
+        command.SetAction((result, cancel) => ToolApp.GuardAsync(context, () =>
         {
             using var env = EnvironmentPaths.OpenReadOnly(result.GetValue(path)!);
-            if (!result.GetValue(CommonOptions.Quiet)) context.Error.WriteLine($"Checking {env.Directory} ...");
+            bool quiet = result.GetValue(CommonOptions.Quiet);
+            if (!quiet) context.Error.WriteLine($"Checking {env.Directory} ...");
+            var progress = new CheckProgressReporter(context.Progress("check", 0, quiet));
             CheckReport report;
             try
             {
-                report = env.Check();
+                report = env.Check(progress, cancel);
             }
             catch (CorruptionException e)
             {
+                progress.Complete();
                 context.Output.WriteLine($"1 problem: {e.Message}");
                 return ExitCodes.Unhealthy;
             }
+            progress.Complete();
             if (report.IsHealthy)
             {
                 context.Output.WriteLine($"healthy: {Sizes.Count(report.TreeCount)} trees, {Sizes.Count(report.EntryCount)} entries, " +

@@ -75,6 +75,7 @@ internal static class ToolApp
 
     private static int Fail(ToolContext context, string message, int exitCode)
     {
+        context.ClearProgress();
         context.Error.WriteLine("error: " + message);
         return exitCode;
     }

@@ -13,7 +13,29 @@ internal sealed class ToolContext(TextReader input, TextWriter output, TextWrite
     /// <summary>True when standard error is a terminal: progress is redrawn in place.</summary>
     public bool Interactive { get; } = interactive;
 
-    public ProgressReporter Progress(string activity, long total, bool quiet) => new(Error, activity, total, !quiet, Interactive);
+    private ProgressReporter? _progress;
+
+    /// <summary>
+    /// A progress reporter for a command; the tool clears it when the command fails or is cancelled (see
+    /// <see cref="ClearProgress"/>).
+    /// </summary>
+    public ProgressReporter Progress(string activity, long total, bool quiet) =>
+        _progress = new(Error, activity, total, !quiet, Interactive, ProgressConsole, ProgressTime);
+
+    /// <summary>The console progress bars are drawn on; null for one over <see cref="Error"/> (tests set one).</summary>
+    public Spectre.Console.IAnsiConsole? ProgressConsoleInstance { get; init; }
+
+    /// <summary>The clock of the progress bars' rates; null for the system's (tests set one).</summary>
+    public TimeProvider? ProgressTime { get; init; }
+
+    private Func<Spectre.Console.IAnsiConsole>? ProgressConsole =>
+        ProgressConsoleInstance is { } console ? () => console : null;
+
+    /// <summary>
+    /// Removes the progress bar of the running command, if any, before an error or "Cancelled." is written: on
+    /// Ctrl+C the command ends through an exception, past the Complete call of its normal end.
+    /// </summary>
+    public void ClearProgress() => _progress?.Complete();
 
     /// <summary>
     /// Standard output as bytes, for a backup written to <c>-</c>; nothing else may be written to <see cref="Output"/>

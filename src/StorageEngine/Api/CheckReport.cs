@@ -1,3 +1,5 @@
+using StorageEngine.Transactions;
+
 namespace StorageEngine;
 
 /// <summary>What <see cref="StorageEnvironment.Check()"/> found.</summary>
@@ -12,6 +14,10 @@ public sealed class CheckReport
         FreePages = freePages;
         PageCount = pageCount;
     }
+
+    /// <summary>The public form of what the checker found.</summary>
+    internal static CheckReport From(CheckResult result) =>
+        new(result.Problems, result.TreeCount, result.EntryCount, result.PagesInUse, result.FreePages, result.PageCount);
 
     /// <summary>Each broken invariant, in words; empty when the environment is sound.</summary>
     public IReadOnlyList<string> Problems { get; }

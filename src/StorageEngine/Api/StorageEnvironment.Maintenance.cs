@@ -22,18 +22,22 @@ public sealed partial class StorageEnvironment
     /// <param name="progress">Receives reports on the calling thread, every 1,024 pages and at the end.</param>
     /// <param name="cancellationToken">Checked every 1,024 pages.</param>
     /// <remarks>
-    /// In a read-write environment the check runs inside a write transaction (it waits for the running writer and
-    /// holds other writers off), so that the free-space map it reads matches the trees. A read-only environment
-    /// has no writer: the check reads the latest snapshot.
+    /// The check walks one snapshot, the last committed transaction when it starts. In a read-write environment
+    /// writers keep committing while it runs: it holds the writer off only while it copies the snapshot's
+    /// free-space bitmaps (with 4 KiB pages, about 1/32,000 of the file), then walks the trees through a read
+    /// transaction. What it reports is true of that snapshot; commits made meanwhile are not in it. A read-only
+    /// environment has no writer: the check reads the latest snapshot.
     /// </remarks>
     /// <exception cref="OperationCanceledException">The token was cancelled; nothing was changed.</exception>
     public CheckReport Check(IProgress<CheckProgress>? progress, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
+        var forwarder = CheckProgressForwarder.To(progress);
         if (!IsReadOnly)
         {
-            using var tx = BeginInternalWrite();
-            return new EnvironmentChecker(tx.Snapshot, (PageWriter)tx.Pages, _freeSpace, PageSize).Run(progress, cancellationToken);
+            using var snapshot = BeginCheckSnapshot(out var bitmaps);
+            var checker = new EnvironmentChecker(snapshot.Snapshot, snapshot.Pages, bitmaps, _freeSpace, PageSize);
+            return CheckReport.From(checker.Run(forwarder, cancellationToken));
         }
         // No writer ever runs here, so the bitmaps are those of the latest snapshot: a page writer that is never
         // written to reads them as a write transaction would.
@@ -41,11 +45,39 @@ public sealed partial class StorageEnvironment
         var pages = NewPageWriter(read.Snapshot, PageSourceFor(read.Snapshot), read.Snapshot.TransactionId);
         try
         {
-            return new EnvironmentChecker(read.Snapshot, pages, _freeSpace, PageSize).Run(progress, cancellationToken);
+            return CheckReport.From(new EnvironmentChecker(read.Snapshot, pages, _freeSpace, PageSize).Run(forwarder, cancellationToken));
         }
         finally
         {
             pages.Discard();
+        }
+    }
+
+    /// <summary>
+    /// The read transaction a check of a read-write environment walks, and (in <paramref name="bitmaps"/>) the
+    /// free-space bitmaps as they were at its snapshot. Bitmaps are changed in place by every commit, so they are
+    /// copied while a write transaction holds the writer off; the trees need no copy, because the read transaction
+    /// keeps every page its snapshot uses from being reused until it ends.
+    /// </summary>
+    private ReadTransaction BeginCheckSnapshot(out BitmapCopy bitmaps)
+    {
+        using var writer = BeginInternalWrite();
+        // Commits still on their way to the journal are in the writer's bitmaps but not yet in what readers see:
+        // wait until they are published, so that the read snapshot and the copied bitmaps are one version. None can
+        // start meanwhile: this transaction holds the write lock.
+        if (_pending.Latest is { } inFlight) WaitDurable(inFlight, spin: false);
+        var read = BeginRead();
+        try
+        {
+            if (read.Snapshot.TransactionId != writer.Snapshot.TransactionId)
+                throw new InvalidOperationException($"The check's snapshot is transaction {read.Snapshot.TransactionId}, but the writer's is {writer.Snapshot.TransactionId}: the bitmaps would not match the trees.");
+            bitmaps = BitmapCopy.Take((PageWriter)writer.Pages, _freeSpace, read.Snapshot.State.PageCount, PageSize);
+            return read;
+        }
+        catch
+        {
+            read.Dispose();
+            throw;
         }
     }
 

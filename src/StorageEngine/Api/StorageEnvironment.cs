@@ -246,7 +246,8 @@ public sealed partial class StorageEnvironment : IDisposable
 
     /// <summary>
     /// Walks every tree and the free-space map and reports each broken invariant: key order, page checksums,
-    /// a page used twice, a page both used and free, a page neither used nor free. Waits for the writer.
+    /// a page used twice, a page both used and free, a page neither used nor free. Walks the last committed
+    /// snapshot; writers wait only while it copies the free-space bitmaps.
     /// </summary>
     public CheckReport Check() => Check(null, CancellationToken.None);
 

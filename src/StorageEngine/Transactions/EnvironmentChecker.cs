@@ -7,21 +7,24 @@ using StorageEngine.Paging;
 namespace StorageEngine.Transactions;
 
 /// <summary>
-/// Walks every tree of a snapshot and the free-space map, and lists what breaks the invariants. Runs inside
-/// a write transaction so that the bitmaps it reads belong to the same version as the trees.
+/// Walks every tree of a snapshot and the free-space map, and lists what breaks the invariants. The bitmaps it
+/// reads must belong to the same version as the trees: either a writer's view at the snapshot (a page writer
+/// never written to), or a <see cref="BitmapCopy"/> taken at the snapshot while the trees are read through a
+/// read transaction as writers go on.
 /// </summary>
 internal sealed unsafe class EnvironmentChecker
 {
     private const int MaxProblems = 1000;
     private readonly Snapshot _snapshot;
     private readonly IPageSource _pages;
+    private readonly IBitmapPageAccess _bitmaps;
     private readonly FreeSpaceMap _freeSpace;
     private readonly int _pageSize;
     private readonly List<string> _problems = new();
     private readonly BitArray _used;
     private readonly long _pageCount;
     private long _entries;
-    private IProgress<CheckProgress>? _progress;
+    private IProgress<CheckWalkProgress>? _progress;
     private CancellationToken _cancellation;
     private long _visited;
     private long _reported;
@@ -31,9 +34,20 @@ internal sealed unsafe class EnvironmentChecker
     /// <param name="freeSpace">The free-space map.</param>
     /// <param name="pageSize">Bytes per page.</param>
     public EnvironmentChecker(Snapshot snapshot, PageWriter pages, FreeSpaceMap freeSpace, int pageSize)
+        : this(snapshot, pages, pages, freeSpace, pageSize)
+    {
+    }
+
+    /// <param name="snapshot">The version to check.</param>
+    /// <param name="pages">Its tree pages (a read transaction's).</param>
+    /// <param name="bitmaps">Its bitmap pages, at the same version as <paramref name="pages"/>.</param>
+    /// <param name="freeSpace">The free-space map (its layout; the bits come from <paramref name="bitmaps"/>).</param>
+    /// <param name="pageSize">Bytes per page.</param>
+    public EnvironmentChecker(Snapshot snapshot, IPageSource pages, IBitmapPageAccess bitmaps, FreeSpaceMap freeSpace, int pageSize)
     {
         _snapshot = snapshot;
         _pages = pages;
+        _bitmaps = bitmaps;
         _freeSpace = freeSpace;
         _pageSize = pageSize;
         _pageCount = snapshot.State.PageCount;
@@ -44,14 +58,14 @@ internal sealed unsafe class EnvironmentChecker
 
     /// <param name="progress">Told of pages visited so far: each used page when the walk reaches it, each other page when the free-space pass does; it ends at the page count.</param>
     /// <param name="cancellation">Checked every <see cref="ReportInterval"/> pages.</param>
-    public CheckReport Run(IProgress<CheckProgress>? progress = null, CancellationToken cancellation = default)
+    public CheckResult Run(IProgress<CheckWalkProgress>? progress = null, CancellationToken cancellation = default)
     {
         _progress = progress;
         _cancellation = cancellation;
         Report();
         long trees = MarkAll();
         long free = 0, inUse = 0;
-        var bitmaps = (IBitmapPageAccess)Pages;
+        var bitmaps = _bitmaps;
         try
         {
             for (long page = 0; page < _pageCount; page++)
@@ -75,7 +89,7 @@ internal sealed unsafe class EnvironmentChecker
         // Every page has been accounted for, even where damage cut a pass short.
         _visited = _pageCount;
         Report();
-        return new CheckReport(_problems, trees, _entries, inUse, free, _pageCount);
+        return new CheckResult(_problems, trees, _entries, inUse, free, _pageCount);
     }
 
     /// <summary>The pages the trees, headers and bitmaps use (for rebuilding the free-space map).</summary>
@@ -260,7 +274,7 @@ internal sealed unsafe class EnvironmentChecker
     {
         _cancellation.ThrowIfCancellationRequested();
         _reported = _visited;
-        _progress?.Report(new CheckProgress { PagesVisited = _visited, TotalPages = _pageCount });
+        _progress?.Report(new CheckWalkProgress(_visited, _pageCount));
     }
 
     private void Problem(string text)

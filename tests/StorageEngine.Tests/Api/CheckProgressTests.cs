@@ -51,7 +51,7 @@ public sealed class CheckProgressTests
         Assert.ThrowsAny<OperationCanceledException>(() => env.Check(progress, cancel.Token));
         Assert.True(progress.Reports[^1].PagesVisited < progress.Reports[^1].TotalPages);
 
-        // The check's write transaction ended with it: writers and a later check run normally.
+        // The check's read transaction ended with it: writers and a later check run normally.
         using (var tx = env.BeginWrite(TimeSpan.FromSeconds(1)))
         {
             tx.CreateTree("after").Put("k"u8, "v"u8);
