@@ -65,7 +65,7 @@ public sealed partial class StorageEnvironment
         // Commits still on their way to the journal are in the writer's bitmaps but not yet in what readers see:
         // wait until they are published, so that the read snapshot and the copied bitmaps are one version. None can
         // start meanwhile: this transaction holds the write lock.
-        if (_pending.Latest is { } inFlight) WaitDurable(inFlight, spin: false);
+        if (_commits.Pending.Latest is { } inFlight) WaitDurable(inFlight, spin: false);
         var read = BeginRead();
         try
         {
