@@ -10,20 +10,25 @@ namespace StorageEngine.Gpu;
 /// transfer grow with the tree instead of with the commit.
 /// </summary>
 /// <remarks>
-/// The diff runs against a host mirror of the device copy, never against the device. Same leaf count: each run of
-/// changed entries is patched in place. Another leaf count (splits, merges): the unchanged head and tail move into a
-/// second buffer by device-to-device copies (the tail shifts, and an overlapping copy within one buffer is not
-/// defined) and only the middle between them is uploaded.
+/// The diff runs against a host mirror of the device copy, never against the device. Both directories are ascending,
+/// so one merge walk pairs the entries they share: runs of shared entries stay on the device (in place when none
+/// moved, else copied device-to-device into a second buffer, as an overlapping copy within one buffer is not
+/// defined) and only the entries the new directory added are uploaded.
 /// </remarks>
 internal sealed class DeviceLeafDirectory(Accelerator accelerator) : IDisposable
 {
-    // Changed runs closer than this are sent as one upload: 64 prefixes (512 bytes) cost less than another transfer's latency.
-    private const int MergeGap = 64;
+    // A run of kept entries shorter than this between uploads is uploaded with them: 16 prefixes (128 bytes) cost
+    // less than another transfer's latency.
+    private const int MergeGap = 16;
+    // More transfers than this and one upload of the whole directory is cheaper than their latencies.
+    private const int MaxTransfers = 256;
 
     private MemoryBuffer1D<ulong, Stride1D.Dense>? _current, _spare;
     // Entry for entry what _current holds (its first _count entries).
     private ulong[] _mirror = [];
     private int _count;
+    // The refresh plan: entries [Target, Target + Length) of the new copy come from the old copy at Source, or from the host when Source < 0.
+    private readonly List<(int Target, int Source, int Length)> _plan = [];
 
     /// <summary>The directory the device copy equals; null before the first refresh and while one is under way.</summary>
     public LeafDirectory? Directory { get; private set; }
@@ -34,10 +39,10 @@ internal sealed class DeviceLeafDirectory(Accelerator accelerator) : IDisposable
     /// <summary>Prefixes copied from the host by every refresh so far.</summary>
     public long TotalUploaded { get; private set; }
 
-    /// <summary>Prefixes moved on the device (head and tail kept by a refresh that changed the leaf count) by every refresh so far.</summary>
+    /// <summary>Prefixes kept by moving them on the device (a refresh that shifted entries) by every refresh so far.</summary>
     public long TotalMovedOnDevice { get; private set; }
 
-    /// <summary>The prefixes on the device, for the search kernel (one entry, never searched past, when there are none).</summary>
+    /// <summary>The prefixes on the device, for the search kernel.</summary>
     public ArrayView<ulong> View => _current is null ? throw new InvalidOperationException("The directory was never uploaded.") : _current.View.SubView(0, _count);
 
     /// <summary>Makes the device copy equal <paramref name="next"/>, uploading what differs, and tags it with it.</summary>
@@ -45,19 +50,30 @@ internal sealed class DeviceLeafDirectory(Accelerator accelerator) : IDisposable
     {
         if (ReferenceEquals(Directory, next)) return;
         var prefixes = next.Prefixes.Span;
-        int n = prefixes.Length, m = _count;
-        var old = _mirror.AsSpan(0, m);
-        int head = prefixes.CommonPrefixLength(old);
-        int tail = 0;
-        int shorter = Math.Min(n, m) - head;
-        while (tail < shorter && prefixes[n - 1 - tail] == old[m - 1 - tail]) tail++;
+        int n = prefixes.Length;
+        Plan(prefixes, _mirror.AsSpan(0, _count));
+        bool inPlace = _current is not null && _current.Length >= Math.Max(1, n) && _plan.TrueForAll(step => step.Source < 0 || step.Source == step.Target);
 
         // Untagged and empty until the copy is whole: a failure part-way leaves nothing that could be searched or diffed.
         Directory = null;
         _count = 0;
-        long uploaded;
-        if (_current is not null && n == m) uploaded = Patch(_current, prefixes, old, head, n - tail);
-        else uploaded = Rebuild(prefixes, m, head, tail);
+        ArrayView<ulong> current = _current is null ? default : _current.View;
+        ArrayView<ulong> target = inPlace ? current : Spare(n);
+        long uploaded = 0;
+        foreach (var (at, source, length) in _plan)
+        {
+            if (source < 0)
+            {
+                target.SubView(at, length).CopyFromCPU(prefixes.Slice(at, length));
+                uploaded += length;
+            }
+            else if (!inPlace)
+            {
+                current.SubView(source, length).CopyTo(target.SubView(at, length));
+                TotalMovedOnDevice += length;
+            }
+        }
+        if (!inPlace) (_current, _spare) = (_spare, _current);
 
         if (_mirror.Length < n) _mirror = new ulong[Capacity(n)];
         prefixes.CopyTo(_mirror);
@@ -67,59 +83,59 @@ internal sealed class DeviceLeafDirectory(Accelerator accelerator) : IDisposable
         Directory = next;
     }
 
-    /// <summary>Uploads the runs of <paramref name="next"/> that differ from <paramref name="old"/> within [start, end), in place.</summary>
-    private static long Patch(MemoryBuffer1D<ulong, Stride1D.Dense> buffer, ReadOnlySpan<ulong> next, ReadOnlySpan<ulong> old, int start, int end)
+    /// <summary>Fills <see cref="_plan"/>: the steps that turn the copy of <paramref name="old"/> into one of <paramref name="next"/>.</summary>
+    private void Plan(ReadOnlySpan<ulong> next, ReadOnlySpan<ulong> old)
     {
-        long uploaded = 0;
-        int i = start;
-        while (i < end)
+        _plan.Clear();
+        int i = 0, j = 0;
+        while (j < next.Length)
         {
-            if (next[i] == old[i])
+            if (i < old.Length && old[i] == next[j])
             {
-                i++;
-                continue;
+                int start = j, source = i;
+                while (j < next.Length && i < old.Length && old[i] == next[j]) (i, j) = (i + 1, j + 1);
+                Add(start, source, j - start);
             }
-            int runEnd = i + 1, lastChange = i;
-            while (runEnd < end && runEnd - lastChange <= MergeGap)
-            {
-                if (next[runEnd] != old[runEnd]) lastChange = runEnd;
-                runEnd++;
-            }
-            int length = lastChange + 1 - i;
-            ((ArrayView<ulong>)buffer.View).SubView(i, length).CopyFromCPU(next.Slice(i, length));
-            uploaded += length;
-            i = lastChange + 1;
+            else if (i < old.Length && old[i] < next[j]) i++; // dropped from the directory
+            else Add(j++, -1, 1); // added to it
         }
-        return uploaded;
+        // A short kept run between two uploads rides with them: one transfer instead of three. The steps cover the
+        // new copy in order, so neighbouring uploads are contiguous and merge.
+        int kept = 0;
+        for (int k = 0; k < _plan.Count; k++)
+        {
+            var step = _plan[k];
+            if (step.Source >= 0 && step.Length < MergeGap && kept > 0 && _plan[kept - 1].Source < 0 && k + 1 < _plan.Count && _plan[k + 1].Source < 0)
+                step = (step.Target, -1, step.Length);
+            if (step.Source < 0 && kept > 0 && _plan[kept - 1] is { Source: < 0 } upload)
+                _plan[kept - 1] = (upload.Target, -1, upload.Length + step.Length);
+            else _plan[kept++] = step;
+        }
+        _plan.RemoveRange(kept, _plan.Count - kept);
+        if (_plan.Count > MaxTransfers)
+        {
+            _plan.Clear();
+            if (next.Length > 0) _plan.Add((0, -1, next.Length));
+        }
     }
 
-    /// <summary>
-    /// Builds the copy of a directory of another leaf count in the spare buffer: the <paramref name="head"/> and
-    /// <paramref name="tail"/> entries it shares with the current copy (of <paramref name="oldCount"/> entries) moved
-    /// on the device, the rest uploaded; then the buffers swap.
-    /// </summary>
-    private long Rebuild(ReadOnlySpan<ulong> next, int oldCount, int head, int tail)
+    private void Add(int target, int source, int length)
     {
-        int n = next.Length;
-        if (_current is null)
-        {
-            head = tail = 0;
-            oldCount = 0;
-        }
-        if (_spare is null || _spare.Length < Math.Max(1, n))
+        if (_plan.Count > 0 && _plan[^1] is var (lastTarget, lastSource, lastLength)
+            && lastTarget + lastLength == target && (lastSource < 0 ? source < 0 : source == lastSource + lastLength))
+            _plan[^1] = (lastTarget, lastSource, lastLength + length);
+        else _plan.Add((target, source, length));
+    }
+
+    private ArrayView<ulong> Spare(int count)
+    {
+        if (_spare is null || _spare.Length < Math.Max(1, count))
         {
             _spare?.Dispose();
             _spare = null;
-            _spare = accelerator.Allocate1D<ulong>(Capacity(n));
+            _spare = accelerator.Allocate1D<ulong>(Capacity(count));
         }
-        ArrayView<ulong> target = _spare.View, current = _current is null ? default : _current.View;
-        if (head > 0) current.SubView(0, head).CopyTo(target.SubView(0, head));
-        if (tail > 0) current.SubView(oldCount - tail, tail).CopyTo(target.SubView(n - tail, tail));
-        int middle = n - head - tail;
-        if (middle > 0) target.SubView(head, middle).CopyFromCPU(next.Slice(head, middle));
-        (_current, _spare) = (_spare, _current);
-        TotalMovedOnDevice += head + tail;
-        return middle;
+        return _spare.View;
     }
 
     // A quarter over the need: a tree that grows by a few leaves per commit does not reallocate at each one.

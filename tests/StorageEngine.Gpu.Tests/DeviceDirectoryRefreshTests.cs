@@ -107,6 +107,26 @@ public sealed class DeviceDirectoryRefreshTests(CpuAcceleratorFixture fixture) :
     }
 
     [Fact]
+    public void Splits_spread_over_the_tree_upload_only_the_new_bounds()
+    {
+        Write(tree => { for (long key = 0; key < 40_000; key++) tree.Put(2 * key, BitConverter.GetBytes(key)); });
+        var keys = Probes(4_000, 80_000, 15);
+        int leaves = LookUpAndCheck(keys);
+
+        // Eight clusters of 300 keys, about 30 leaves apart: a diff of one changed range (first change to last)
+        // would send most of the directory.
+        Write(tree =>
+        {
+            for (long cluster = 1; cluster <= 8; cluster++)
+                for (long key = cluster * 9_000 + 1; key < cluster * 9_000 + 601; key += 2) tree.Put(key, "odd"u8);
+        });
+        int after = LookUpAndCheck(keys);
+
+        Assert.True(after >= leaves + 8, $"{after} leaves after the commit, {leaves} before");
+        Assert.InRange(Device.LastUploaded, after - leaves, 2 * (after - leaves));
+    }
+
+    [Fact]
     public void Readers_of_an_older_and_a_newer_snapshot_each_get_their_own_leaves()
     {
         Write(tree => { for (long key = 0; key < 10_000; key++) tree.Put(2 * key, BitConverter.GetBytes(key)); });
