@@ -6,11 +6,26 @@ using StorageEngine.Gpu.Benchmarks;
 //   --quick             ILGPU's CPU accelerator and small sizes: checks the whole path on a machine without a GPU
 //                       (its device figures are the CPU accelerator's, about 100x below the CPU path; not GPU figures)
 //   --cpu-accelerator   the full sizes on the CPU accelerator (slow)
+//   --max-batch N       lookup batches up to N keys only; --max-sort N: sorts up to N keys only; --repeats N: timed
+//                       runs per figure (best kept). For a GPU machine lent for minutes (see device-run.sh).
 bool quick = args.Contains("--quick");
 bool cpuAccelerator = quick || args.Contains("--cpu-accelerator");
-if (args.Any(a => a is not ("--quick" or "--cpu-accelerator")))
+long maxBatch = long.MaxValue, maxSort = long.MaxValue;
+int? repeatOption = null;
+for (int a = 0; a < args.Length; a++)
 {
-    Console.Error.WriteLine("usage: StorageEngine.Gpu.Benchmarks [--quick] [--cpu-accelerator]");
+    if (args[a] is "--quick" or "--cpu-accelerator") continue;
+    if (args[a] is "--max-batch" or "--max-sort" or "--repeats" && a + 1 < args.Length && long.TryParse(args[a + 1], out long number) && number > 0)
+    {
+        switch (args[a++])
+        {
+            case "--max-batch": maxBatch = number; break;
+            case "--max-sort": maxSort = number; break;
+            default: repeatOption = (int)Math.Min(number, 100); break;
+        }
+        continue;
+    }
+    Console.Error.WriteLine("usage: StorageEngine.Gpu.Benchmarks [--quick] [--cpu-accelerator] [--max-batch N] [--max-sort N] [--repeats N]");
     return 2;
 }
 
@@ -20,14 +35,16 @@ using var device = GpuBackend.Create(new GpuOptions { UseCpuAccelerator = cpuAcc
 Console.WriteLine($"device: {device.DeviceName}{(device.IsAccelerated ? "" : " (CPU figures only)")}");
 
 long treeKeys = quick ? 100_000 : 10_000_000;
-var batches = quick ? new[] { 1_024, 16_384 } : [1_024, 16_384, 65_536, 262_144, 1 << 20, 4 << 20, 16 << 20];
-var sorts = quick ? new[] { 16_384 } : [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20];
-int repeats = quick ? 1 : 3;
+var batches = (quick ? new[] { 1_024, 16_384 } : [1_024, 16_384, 65_536, 262_144, 1 << 20, 4 << 20, 16 << 20]).Where(n => n <= maxBatch).ToArray();
+var sorts = (quick ? new[] { 16_384 } : [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20]).Where(n => n <= maxSort).ToArray();
+int repeats = repeatOption ?? (quick ? 1 : 3);
 
 Console.WriteLine("== batch lookups (lookups per second)");
-long lookupBreakEven = LookupBenchmark.Run(device, treeKeys, batches, repeats);
+var lookupBreakEven = LookupBenchmark.Run(device, treeKeys, batches, repeats);
 Console.WriteLine("== sorts of 64-bit keys (keys per second)");
 long sortBreakEven = SortBenchmark.Run(device, device.Accelerator, sorts, repeats);
 Console.WriteLine("== break-even (smallest measured size at which the device won)");
-Console.WriteLine($"lookups: {(lookupBreakEven == long.MaxValue ? "none measured" : lookupBreakEven.ToString("N0"))}; sort: {(sortBreakEven == long.MaxValue ? "none measured" : sortBreakEven.ToString("N0"))}");
+Console.WriteLine($"lookups: {Size(lookupBreakEven.Ints)} (integer keys), {Size(lookupBreakEven.Bytes)} (byte keys); sort: {Size(sortBreakEven)}");
 return 0;
+
+static string Size(long size) => size == long.MaxValue ? "none measured" : size.ToString("N0");
