@@ -74,12 +74,45 @@ internal static class LookupBenchmark
                 if (device.IsAccelerated && onDevice < cpu && size < byteBreakEven) byteBreakEven = size;
                 Row(device, size, loop, cpu, onDevice, transfer);
             }
+            if (device.IsAccelerated) RefreshAfterCommit(env, device, treeKeys);
             return (intBreakEven, byteBreakEven);
         }
         finally
         {
             Directory.Delete(directory, recursive: true);
         }
+    }
+
+    /// <summary>
+    /// What a small commit costs the device's copy of the integer tree's leaf directory: the leaf prefixes uploaded
+    /// to bring it to the new snapshot against the whole directory, and the first batch's time after the commit
+    /// (directory rebuilt on the host, refreshed on the device) against the next one's.
+    /// </summary>
+    private static void RefreshAfterCommit(StorageEnvironment env, GpuBackend device, long treeKeys)
+    {
+        const int Puts = 100;
+        var random = new Random(9);
+        var probes = new long[Math.Min(65_536, (int)Math.Min(int.MaxValue, treeKeys))];
+        for (int i = 0; i < probes.Length; i++) probes[i] = 2 * random.NextInt64(treeKeys);
+        var results = new BatchLookupResults();
+        using (var before = env.BeginRead()) device.GetMany(before.OpenTree("ints"), probes, results);
+        using (var tx = env.BeginWrite())
+        {
+            var ints = tx.OpenTree("ints");
+            for (int i = 0; i < Puts; i++) ints.Put(2 * random.NextInt64(treeKeys) + 1, "new"u8);
+            tx.Commit();
+        }
+        using var after = env.BeginRead();
+        var tree = after.OpenTree("ints");
+        var first = System.Diagnostics.Stopwatch.StartNew();
+        device.GetMany(tree, probes, results);
+        first.Stop();
+        var directory = device.DeviceDirectory;
+        if (device.LastLookupRoute != BatchRoute.Device || directory?.Directory is not { } current) return;
+        long uploaded = directory.LastUploaded;
+        var next = Measure.Best(() => device.GetMany(tree, probes, results), 1);
+        Console.WriteLine($"-- device leaf directory after a commit of {Puts} scattered puts: {uploaded:N0} of {current.LeafCount:N0} leaf prefixes uploaded; " +
+            $"{probes.Length:N0}-key batch {first.Elapsed.TotalMilliseconds:F2} ms with the refresh, {next.TotalMilliseconds:F2} ms after it");
     }
 
     /// <summary>Both trees, the same even numbers as keys, in ascending order (the fast way to load).</summary>

@@ -18,7 +18,9 @@ namespace StorageEngine.Gpu;
 internal sealed class DeviceLeafDirectory(Accelerator accelerator) : IDisposable
 {
     // A run of kept entries shorter than this between uploads is uploaded with them: 16 prefixes (128 bytes) cost
-    // less than another transfer's latency.
+    // less than another transfer's latency. Both limits are estimates, not yet measured on a GPU (the benchmark
+    // prints a refresh's uploads and time): a transfer's latency is worth kilobytes of PCIe bandwidth, so a GPU may
+    // want a larger gap.
     private const int MergeGap = 16;
     // More transfers than this and one upload of the whole directory is cheaper than their latencies.
     private const int MaxTransfers = 256;
