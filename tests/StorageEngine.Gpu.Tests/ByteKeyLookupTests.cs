@@ -30,12 +30,12 @@ public sealed class ByteKeyLookupTests(CpuAcceleratorFixture fixture) : IDisposa
         for (int i = 0; i < 255; i++) yield return [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, (byte)i];
     }
 
-    private static ReadOnlyMemory<byte>[] ProbeKeys(int seed)
+    private static ReadOnlyMemory<byte>[] ProbeKeys(int seed, int count = 16_000)
     {
         var stored = StoredKeys().ToArray();
         var random = new Random(seed);
         var probes = new List<ReadOnlyMemory<byte>>();
-        for (int i = 0; i < 16_000; i++)
+        for (int i = 0; i < count; i++)
         {
             var key = stored[random.Next(stored.Length)];
             probes.Add((random.Next(4)) switch
@@ -58,7 +58,7 @@ public sealed class ByteKeyLookupTests(CpuAcceleratorFixture fixture) : IDisposa
         tx.Commit();
     }
 
-    private void AssertDeviceMatchesTheCpu(ReadOnlyMemory<byte>[] keys)
+    private void AssertDeviceMatchesTheCpu(ReadOnlyMemory<byte>[] keys, int maxParallelism = 1)
     {
         using var tx = _env.BeginRead();
         var tree = tx.OpenTree("bytes");
@@ -67,7 +67,7 @@ public sealed class ByteKeyLookupTests(CpuAcceleratorFixture fixture) : IDisposa
         Assert.True(directory.LeafCount >= 50, $"only {directory.LeafCount} leaves");
         Assert.True(directory.Prefixes.ToArray().Distinct().Count() < directory.LeafCount / 2, "too few leaves share a prefix to test ties");
 
-        var device = new BatchLookupResults();
+        var device = new BatchLookupResults { MaxParallelism = maxParallelism };
         fixture.Backend.GetMany(tree, keys, device);
         Assert.Equal(BatchRoute.Device, fixture.Backend.LastLookupRoute);
         var cpu = new BatchLookupResults();
@@ -92,6 +92,14 @@ public sealed class ByteKeyLookupTests(CpuAcceleratorFixture fixture) : IDisposa
     {
         Write(tree => { foreach (var key in StoredKeys()) tree.Put(key, key.Reverse().ToArray()); });
         AssertDeviceMatchesTheCpu(ProbeKeys(21));
+    }
+
+    [Fact]
+    public void A_batch_split_across_workers_matches_TryGet()
+    {
+        Write(tree => { foreach (var key in StoredKeys()) tree.Put(key, key.Reverse().ToArray()); });
+        // 3 slices of at least 16K keys: the engine reads the values of the device's leaves on three threads.
+        AssertDeviceMatchesTheCpu(ProbeKeys(24, 49_200), maxParallelism: 3);
     }
 
     [Fact]
