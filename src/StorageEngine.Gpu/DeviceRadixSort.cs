@@ -7,7 +7,7 @@ namespace StorageEngine.Gpu;
 /// <summary>
 /// The 8-bit-digit LSD radix sort of 64-bit keys (optionally with a 32-bit item each) on an ILGPU accelerator:
 /// 8 passes of count, scan and scatter, all three its own kernels (<see cref="RadixSortKernels"/>). Per key and pass it reads the key twice
-/// and writes it once (items once each way): about 250 bytes of memory traffic per key+item in all, against about
+/// (coalesced: the scatter stages its tile in shared memory) and writes it once (items once each way): about 250 bytes of memory traffic per key+item in all, against about
 /// 1 KB for ILGPU.Algorithms' 2-bit sort (32 passes of 4 launches). Stable. Not thread-safe.
 /// </summary>
 internal sealed class DeviceRadixSort : IDisposable
@@ -64,6 +64,8 @@ internal sealed class DeviceRadixSort : IDisposable
         var offsets = _buffers.Offsets(countLength);
         var rowTotals = _buffers.ScanTemp(RadixSortKernels.Radix);
         var config = new KernelConfig(tiles, _groupSize);
+        // The scatter's shared memory: this dynamic part (33 KB for 32 threads) plus its static tile of keys and items
+        // (12 KB): under the 48 KB a group gets without opting in to more.
         var scatterConfig = new KernelConfig(new Index1D(tiles), new Index1D(_groupSize), SharedMemoryConfig.RequestDynamic<int>(RadixSortKernels.Radix * (_groupSize + 1)));
         var rowsConfig = new KernelConfig(RadixSortKernels.Radix, _groupSize);
         ArrayView<ulong> sourceKeys = keys.SubView(0, n), targetKeys = otherKeys.SubView(0, n);

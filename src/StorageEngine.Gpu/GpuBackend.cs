@@ -32,9 +32,8 @@ public sealed class GpuBackend : IDisposable
 
     private DeviceBuffers? _buffers;
     private Action<Index1D, ArrayView<ulong>, ArrayView<ulong>, ArrayView<int>>? _findLeaves;
-    // The device copy of one leaf directory's prefixes; replaced when a lookup comes for another snapshot or tree.
-    private LeafDirectory? _directory;
-    private MemoryBuffer1D<ulong, Stride1D.Dense>? _directoryPrefixes;
+    // The device copy of one leaf directory's prefixes; refreshed (what changed uploaded) when a lookup comes for another snapshot or tree.
+    private DeviceLeafDirectory? _directory;
     private ulong[] _probes = [];
     private int[] _leaves = [];
     private int _fallbackLogged;
@@ -107,6 +106,7 @@ public sealed class GpuBackend : IDisposable
             }
             _sort = new DeviceRadixSort(_accelerator);
             _buffers = new DeviceBuffers(_accelerator);
+            _directory = new DeviceLeafDirectory(_accelerator);
             _findLeaves = _accelerator.LoadAutoGroupedStreamKernel<Index1D, ArrayView<ulong>, ArrayView<ulong>, ArrayView<int>>(LookupKernels.FindLeaves);
             DeviceName = _accelerator.Name;
             if (!options.UseCpuAccelerator && options.SortBreakEven is null && options.Calibrate) SortBreakEven = CalibrateSort();
@@ -132,7 +132,10 @@ public sealed class GpuBackend : IDisposable
         {
             lock (_deviceLock)
             {
-                if (TryFindLeaves(tree, keys, out var directory))
+                var probes = Probes(keys.Length);
+                // Integer keys sort as their big-endian bytes with the sign bit flipped: the directory's prefixes of them.
+                for (int i = 0; i < keys.Length; i++) probes[i] = (ulong)keys[i] ^ 0x8000_0000_0000_0000UL;
+                if (TryFindLeaves(tree, keys.Length, out var directory))
                 {
                     tree.GetMany(keys, directory, _leaves.AsSpan(0, keys.Length), results);
                     LastLookupRoute = BatchRoute.Device;
@@ -142,6 +145,46 @@ public sealed class GpuBackend : IDisposable
         }
         tree.GetMany(keys, results);
         LastLookupRoute = BatchRoute.Cpu;
+    }
+
+    /// <summary>
+    /// Looks byte-string keys up as <see cref="Tree.GetMany(ReadOnlySpan{ReadOnlyMemory{byte}}, BatchLookupResults)"/>
+    /// does: from <see cref="LookupBreakEven"/> keys the device searches the leaves' 8-byte prefixes with each key's
+    /// (<see cref="Tree.BatchKeyPrefix"/>), and the engine settles on the CPU every key whose prefix ties with a leaf
+    /// bound (keys sharing their first 8 bytes across leaves) before reading the values; else all on the CPU.
+    /// </summary>
+    public void GetMany(Tree tree, ReadOnlySpan<ReadOnlyMemory<byte>> keys, BatchLookupResults results)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        ArgumentNullException.ThrowIfNull(tree);
+        ArgumentNullException.ThrowIfNull(results);
+        if (keys.Length >= LookupBreakEven && keys.Length > 0 && IsAccelerated)
+        {
+            lock (_deviceLock)
+            {
+                var probes = Probes(keys.Length);
+                for (int i = 0; i < keys.Length; i++) probes[i] = Tree.BatchKeyPrefix(keys[i].Span);
+                if (TryFindLeaves(tree, keys.Length, out var directory))
+                {
+                    tree.GetMany(keys, directory, _leaves.AsSpan(0, keys.Length), results);
+                    LastLookupRoute = BatchRoute.Device;
+                    return;
+                }
+            }
+        }
+        tree.GetMany(keys, results);
+        LastLookupRoute = BatchRoute.Cpu;
+    }
+
+    /// <summary>The host array of probe prefixes, at least <paramref name="count"/> long (and the leaves array with it).</summary>
+    private Span<ulong> Probes(int count)
+    {
+        if (_probes.Length < count)
+        {
+            _probes = new ulong[count];
+            _leaves = new int[count];
+        }
+        return _probes.AsSpan(0, count);
     }
 
     /// <summary>
@@ -184,36 +227,29 @@ public sealed class GpuBackend : IDisposable
         }
     }
 
-    /// <summary>Finds each key's leaf on the device into <see cref="_leaves"/>; false (CPU path) when the device failed.</summary>
-    private bool TryFindLeaves(Tree tree, ReadOnlySpan<long> keys, out LeafDirectory directory)
+    /// <summary>
+    /// Finds the leaf of each of the first <paramref name="n"/> probe prefixes on the device into <see cref="_leaves"/>,
+    /// after bringing the device's directory up to this snapshot; false (CPU path) when the device failed.
+    /// </summary>
+    private bool TryFindLeaves(Tree tree, int n, out LeafDirectory directory)
     {
         // Engine calls stay outside the device's try: their exceptions (an ended transaction, corruption) are the caller's.
-        bool stale = _directory is null || !_directory.IsCurrentFor(tree);
-        directory = stale ? tree.GetLeafDirectory() : _directory!;
-        int n = keys.Length;
-        if (_probes.Length < n)
-        {
-            _probes = new ulong[n];
-            _leaves = new int[n];
-        }
-        for (int i = 0; i < n; i++) _probes[i] = (ulong)keys[i] ^ 0x8000_0000_0000_0000UL;
+        var device = _directory!;
+        bool stale = device.Directory is not { } current || !current.IsCurrentFor(tree);
+        directory = stale ? tree.GetLeafDirectory() : device.Directory!;
         try
         {
-            if (stale)
-            {
-                // The old copy goes first: a device structure of another snapshot is never searched.
-                _directoryPrefixes?.Dispose();
-                (_directoryPrefixes, _directory) = (null, null);
-                var prefixes = _accelerator!.Allocate1D<ulong>(Math.Max(1, directory.LeafCount));
-                ((ArrayView<ulong>)prefixes.View).SubView(0, directory.LeafCount).CopyFromCPU(directory.Prefixes.Span);
-                (_directoryPrefixes, _directory) = (prefixes, directory);
-            }
+            long started = Stopwatch.GetTimestamp();
+            if (stale) device.Refresh(directory);
+            // The hints must come from the copy of this very directory, which the engine then checks against the
+            // transaction: leaves found in another snapshot's structure never reach a result.
+            if (!ReferenceEquals(device.Directory, directory))
+                throw new InvalidOperationException("The device's leaf directory is not the one the lookups are checked against.");
             var probes = _buffers!.Probes(n);
             var leaves = _buffers.Leaves(n);
-            long started = Stopwatch.GetTimestamp();
             ((ArrayView<ulong>)probes).CopyFromCPU(_probes.AsSpan(0, n));
             long uploaded = Stopwatch.GetTimestamp();
-            _findLeaves!(n, _directoryPrefixes!.View.SubView(0, directory.LeafCount), probes, leaves);
+            _findLeaves!(n, device.View, probes, leaves);
             _accelerator!.Synchronize();
             long searched = Stopwatch.GetTimestamp();
             ((ArrayView<int>)leaves).CopyToCPU(_leaves.AsSpan(0, n));
@@ -226,6 +262,9 @@ public sealed class GpuBackend : IDisposable
             return false;
         }
     }
+
+    /// <summary>The device's copy of the last leaf directory searched (for tests and the benchmark: uploads, read-back); null without a device.</summary>
+    internal DeviceLeafDirectory? DeviceDirectory => _directory;
 
     /// <summary>Measures sorts on the device and with Array.Sort from 4K keys up; the first size the device wins.</summary>
     private int CalibrateSort()
@@ -267,8 +306,7 @@ public sealed class GpuBackend : IDisposable
 
     private void ReleaseDevice()
     {
-        _directoryPrefixes?.Dispose();
-        _directoryPrefixes = null;
+        _directory?.Dispose();
         _directory = null;
         _buffers?.Dispose();
         _sort?.Dispose();

@@ -39,4 +39,19 @@ public sealed class PtxCompilationTests
         Assert.Contains(".target sm_80", compiled.PTXAssembly);
         Assert.Contains($".entry Kernel_{name}(", compiled.PTXAssembly);
     }
+    [Fact]
+    public void Scatter_reads_its_tile_into_shared_memory_for_coalesced_loads()
+    {
+        using var context = Context.Create(builder => builder.Cuda());
+        var architecture = CudaArchitecture.SM_90;
+        using var backend = new PTXBackend(context, new CudaCapabilityContext(architecture), architecture, CudaInstructionSet.ISA_78, null!);
+        var method = typeof(RadixSortKernels).GetMethod(nameof(RadixSortKernels.Scatter), BindingFlags.Public | BindingFlags.Static)!;
+
+        var ptx = ((PTXCompiledKernel)backend.Compile(EntryPointDescription.FromExplicitlyGroupedKernel(method), new KernelSpecialization())).PTXAssembly;
+
+        // The static shared tile of keys (8 bytes each): without it the scatter reads its keys from global memory a
+        // stride of KeysPerThread keys apart between neighbouring threads.
+        Assert.Contains($".shared .align 8 .b8 __shared_alloca0[{RadixSortKernels.SharedTileLength * sizeof(ulong)}];", ptx);
+        Assert.Contains("ld.shared.b64", ptx);
+    }
 }

@@ -8,13 +8,18 @@ namespace StorageEngine.Gpu.Kernels;
 /// by one group, the rows' totals added up by the scatter), and a scatter in which each tile writes its keys at
 /// its scanned offsets, thread by thread and key by key in input order: stable.
 /// A tile is one group of threads (any size up to <see cref="MaxGroupSize"/>) of <see cref="KeysPerThread"/>
-/// consecutive keys each.
+/// consecutive keys each. Global memory is read coalesced (neighbouring threads, neighbouring keys): the count reads
+/// its tile with a stride of the group size, and the scatter first copies its tile into shared memory that way.
 /// </summary>
 internal static class RadixSortKernels
 {
     public const int MaxGroupSize = 32;
     public const int KeysPerThread = 32;
     public const int Radix = 256;
+    // A thread's keys in the scatter's shared tile are KeysPerThread + 1 apart: with KeysPerThread apart every thread
+    // of a warp would read the same bank at once.
+    public const int TileStride = KeysPerThread + 1;
+    public const int SharedTileLength = MaxGroupSize * TileStride;
 
     /// <summary>Keys per tile for groups of <paramref name="groupSize"/> threads.</summary>
     public static int TileSize(int groupSize) => groupSize * KeysPerThread;
@@ -103,12 +108,27 @@ internal static class RadixSortKernels
             }
         }
         for (int d = 0; d < Radix; d++) counts[d * groupSize + thread] = 0;
+        // The tile into shared memory, neighbouring threads reading neighbouring keys (coalesced): each thread then
+        // works through its KeysPerThread consecutive keys there, which read from global memory would be a stride
+        // of KeysPerThread keys between the threads of a warp.
+        var tileKeys = SharedMemory.Allocate<ulong>(SharedTileLength);
+        var tileItems = SharedMemory.Allocate<int>(SharedTileLength);
         int tile = Grid.IdxX;
-        int start = tile * groupSize * KeysPerThread + thread * KeysPerThread;
+        int tileStart = tile * groupSize * KeysPerThread;
+        for (int j = thread; j < groupSize * KeysPerThread; j += groupSize)
+        {
+            int i = tileStart + j;
+            if (i >= length) break;
+            int slot = j / KeysPerThread * TileStride + j % KeysPerThread;
+            tileKeys[slot] = sourceKeys[i];
+            if (withItems != 0) tileItems[slot] = sourceItems[i];
+        }
+        Group.Barrier();
+        int start = tileStart + thread * KeysPerThread;
+        int mine = thread * TileStride;
         for (int k = 0; k < KeysPerThread; k++)
         {
-            int i = start + k;
-            if (i < length) counts[(int)((sourceKeys[i] >> shift) & 0xFF) * groupSize + thread]++;
+            if (start + k < length) counts[(int)((tileKeys[mine + k] >> shift) & 0xFF) * groupSize + thread]++;
         }
         Group.Barrier();
         // Each thread turns whole digit rows into exclusive prefix sums over the threads.
@@ -125,15 +145,14 @@ internal static class RadixSortKernels
         Group.Barrier();
         for (int k = 0; k < KeysPerThread; k++)
         {
-            int i = start + k;
-            if (i >= length) break;
-            ulong key = sourceKeys[i];
+            if (start + k >= length) break;
+            ulong key = tileKeys[mine + k];
             int digit = (int)((key >> shift) & 0xFF);
             int slot = digit * groupSize + thread;
             int position = counts[rowBase + digit] + tileOffsets[digit * tiles + tile] + counts[slot];
             counts[slot]++;
             targetKeys[position] = key;
-            if (withItems != 0) targetItems[position] = sourceItems[i];
+            if (withItems != 0) targetItems[position] = tileItems[mine + k];
         }
     }
 }

@@ -66,7 +66,7 @@ public sealed partial class Tree
                     prefixes[i] = BatchKeySort.Int64Prefix(keys[i]);
                     hints[i] = leafHints[i];
                 }
-                LookUpInLeaves(transaction, directory, results, keys.Length);
+                LookUpInLeaves(transaction, directory, results, keys.Length, variableKeys: false);
             }
             catch (Exception e) when (transaction.Fail(Operations.GetMany, e))
             {
@@ -87,13 +87,13 @@ public sealed partial class Tree
             throw new ArgumentException($"The leaf directory describes tree '{directory.TreeName}' at snapshot {directory.SnapshotId}, not tree '{Name}' as this transaction (snapshot {transaction.SnapshotId}) sees it now; build it again.", nameof(directory));
     }
 
-    /// <summary>The lookups of the integer overload, on all cores in a read transaction.</summary>
-    private void LookUpInLeaves(Transaction transaction, LeafDirectory directory, BatchLookupResults results, int count)
+    /// <summary>The lookups of either overload, on all cores in a read transaction.</summary>
+    private void LookUpInLeaves(Transaction transaction, LeafDirectory directory, BatchLookupResults results, int count, bool variableKeys)
     {
         int workers = transaction.IsWritable ? 1 : Math.Min(results.MaxParallelism, count / BatchLookup.MinKeysPerWorker);
         if (workers <= 1)
         {
-            results.FoundCount = LookUpInLeaves(directory, results, 0, count);
+            results.FoundCount = variableKeys ? LookUpBytesInLeaves(directory, results, 0, count) : LookUpInLeaves(directory, results, 0, count);
             return;
         }
         int found = 0;
@@ -103,7 +103,7 @@ public sealed partial class Tree
             {
                 int start = (int)((long)count * worker / workers);
                 int end = (int)((long)count * (worker + 1) / workers);
-                Interlocked.Add(ref found, LookUpInLeaves(directory, results, start, end));
+                Interlocked.Add(ref found, variableKeys ? LookUpBytesInLeaves(directory, results, start, end) : LookUpInLeaves(directory, results, start, end));
             });
         }
         catch (AggregateException e) when (e.InnerExceptions.Count > 0)
@@ -116,7 +116,8 @@ public sealed partial class Tree
     /// <summary>
     /// Looks up many byte-string keys whose leaves were found by searching <paramref name="directory"/>'s prefixes
     /// (the last leaf whose prefix is at most the key's prefix, see <see cref="BatchKeyPrefix"/>): a key sharing its
-    /// prefix with a bound, or with a wrong hint, has its leaf settled here from the whole bounds. On the calling thread.
+    /// prefix with a bound, or with a wrong hint, has its leaf settled here from the whole bounds. On all cores in a
+    /// read transaction, as the integer overload.
     /// </summary>
     /// <exception cref="ArgumentException">As for the integer overload, or a key is out of bounds.</exception>
     public void GetMany(ReadOnlySpan<ReadOnlyMemory<byte>> keys, LeafDirectory directory, ReadOnlySpan<int> leafHints, BatchLookupResults results)
@@ -130,19 +131,23 @@ public sealed partial class Tree
             for (int i = 0; i < keys.Length; i++) CheckBatchKey(keys[i].Span, i, nameof(keys));
             try
             {
-                results.Begin(transaction, BTree, keys.Length, variableKeys: false);
-                int found = 0;
-                for (int i = 0; i < keys.Length; i++)
+                // Into the results' arrays: the workers of a large batch read them (a span cannot cross threads).
+                results.Begin(transaction, BTree, keys.Length, variableKeys: true);
+                try
                 {
-                    var key = keys[i].Span;
-                    ulong prefix = BatchKeySort.Prefix(key);
-                    int leaf = leafHints[i];
-                    if (!directory.Holds(leaf, key, prefix)) leaf = directory.FindLeaf(key, prefix);
-                    bool hit = BTree.TryGetInLeaf(directory.Page(leaf), key, out var value);
-                    results.Set(i, hit, value);
-                    if (hit) found++;
+                    var stored = results.Keys;
+                    var hints = results.Order;
+                    for (int i = 0; i < keys.Length; i++)
+                    {
+                        stored[i] = keys[i];
+                        hints[i] = leafHints[i];
+                    }
+                    LookUpInLeaves(transaction, directory, results, keys.Length, variableKeys: true);
                 }
-                results.FoundCount = found;
+                finally
+                {
+                    results.ReleaseKeys(keys.Length);
+                }
             }
             catch (Exception e) when (transaction.Fail(Operations.GetMany, e))
             {
@@ -168,6 +173,25 @@ public sealed partial class Tree
         {
             ulong prefix = prefixes[i];
             BinaryPrimitives.WriteUInt64BigEndian(key, prefix);
+            int leaf = hints[i];
+            if (!directory.Holds(leaf, key, prefix)) leaf = directory.FindLeaf(key, prefix);
+            bool hit = BTree.TryGetInLeaf(directory.Page(leaf), key, out var value);
+            results.Set(i, hit, value);
+            if (hit) found++;
+        }
+        return found;
+    }
+
+    /// <summary>Keys [<paramref name="start"/>, <paramref name="end"/>) of a byte-string batch, stored in the results with their hints.</summary>
+    private int LookUpBytesInLeaves(LeafDirectory directory, BatchLookupResults results, int start, int end)
+    {
+        var keys = results.Keys;
+        var hints = results.Order;
+        int found = 0;
+        for (int i = start; i < end; i++)
+        {
+            var key = keys[i].Span;
+            ulong prefix = BatchKeySort.Prefix(key);
             int leaf = hints[i];
             if (!directory.Holds(leaf, key, prefix)) leaf = directory.FindLeaf(key, prefix);
             bool hit = BTree.TryGetInLeaf(directory.Page(leaf), key, out var value);

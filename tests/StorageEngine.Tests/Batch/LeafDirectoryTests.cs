@@ -89,6 +89,34 @@ public sealed class LeafDirectoryTests : IDisposable
     }
 
     [Fact]
+    public void Byte_string_lookups_split_across_workers_match_GetMany_whatever_the_hints()
+    {
+        var random = new Random(3);
+        byte[] RandomKey() => Enumerable.Range(0, random.Next(1, 24)).Select(_ => (byte)('a' + random.Next(2))).ToArray();
+        using (var tx = _env.BeginWrite())
+        {
+            var tree = tx.CreateTree("bytes");
+            for (int i = 0; i < 20_000; i++) tree.Put(RandomKey(), BitConverter.GetBytes(i));
+            tx.Commit();
+        }
+        // 3 slices of at least 16K keys, each read on its own thread.
+        var keys = Enumerable.Range(0, 50_000).Select(_ => (ReadOnlyMemory<byte>)RandomKey()).ToArray();
+        using var read = _env.BeginRead();
+        var bytes = read.OpenTree("bytes");
+        var directory = bytes.GetLeafDirectory();
+        var expected = new BatchLookupResults();
+        bytes.GetMany(keys, expected);
+        var exact = PrefixSearch(directory, keys.Select(k => Tree.BatchKeyPrefix(k.Span)));
+        foreach (var hints in new[] { exact, keys.Select(_ => random.Next(-3, directory.LeafCount + 3)).ToArray() })
+        {
+            var actual = new BatchLookupResults { MaxParallelism = 3 };
+            bytes.GetMany(keys, directory, hints, actual);
+            Assert.Equal(keys.Length, actual.Count);
+            AssertSame(expected, actual);
+        }
+    }
+
+    [Fact]
     public void A_directory_of_another_snapshot_tree_or_a_changed_write_transaction_is_refused()
     {
         FillIntegers(0, 1_000);
