@@ -89,7 +89,6 @@ public sealed partial class StorageEnvironment : IDisposable
                 _recovering = opened.SessionPending ? FinishRecoveryInBackground(opened, sessionId) : StartSession(opened, sessionId);
                 _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
                 _commits.UseJournal(_journal, _checkpointer);
-                _checkpointer.Start();
                 _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }

@@ -283,6 +283,7 @@ internal sealed partial class CommitPipeline
     private void TellCheckpointer()
     {
         if (_journal is null || _checkpointer is null) return;
+        _checkpointer.EnsureStarted();
         _checkpointer.OnCommit(_journal.BytesWritten);
         if (_journal.SpareWanted) _checkpointer.OnJournalSpareWanted();
         if (_unwritten is not null) _checkpointer.OnUnwrittenBytes(_unwritten.Bytes);
