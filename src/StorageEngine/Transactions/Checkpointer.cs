@@ -27,6 +27,8 @@ internal sealed class Checkpointer : IDisposable
     private volatile bool _spareFailed;
     // Set with the signal by a checkpoint trigger, so that a wake-up for the journal's spare alone runs none.
     private int _checkpointWanted;
+    // 1 once the thread is started (or the checkpointer disposed before any commit started it).
+    private int _started;
 
     /// <remarks>The thread starts with <see cref="EnsureStarted"/>, after the first commit's journal write.</remarks>
     public Checkpointer(ICheckpointTarget target, long threshold, TimeSpan interval, ILogger logger)
@@ -39,7 +41,7 @@ internal sealed class Checkpointer : IDisposable
     }
 
     /// <summary>
-    /// Starts the thread if it has not started. Called at each commit: until the first, there is nothing to
+    /// Starts the thread if it has not started. Called after each group's journal write: until the first, there is nothing to
     /// checkpoint, and an open that starts no thread is a millisecond faster on a busy machine (starting a thread
     /// waits for a core), which a reader that opens, reads and closes pays every time.
     /// </summary>
@@ -48,8 +50,6 @@ internal sealed class Checkpointer : IDisposable
         if (Volatile.Read(ref _started) != 0 || Interlocked.Exchange(ref _started, 1) != 0) return;
         _thread.Start();
     }
-
-    private int _started;
 
     /// <summary>Called after each commit with the journal's running byte count.</summary>
     public void OnCommit(long journalBytesWritten)
