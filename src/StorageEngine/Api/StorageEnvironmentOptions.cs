@@ -85,5 +85,12 @@ public sealed class StorageEnvironmentOptions
     /// <summary>The file layer; tests substitute one that simulates crashes or injects faults.</summary>
     internal IFileSystem? FileSystem { get; set; }
 
+    /// <summary>
+    /// Bytes of committed pages held for the next checkpoint beyond which a commit writes its own pages into the
+    /// data file; null for the default (twice <see cref="CheckpointThreshold"/>, at least 64 MiB). Tests lower it
+    /// to reach that path with small stores.
+    /// </summary>
+    internal long? UnwrittenPagesLimit { get; set; }
+
     internal StorageEnvironmentOptions Clone() => (StorageEnvironmentOptions)MemberwiseClone();
 }

@@ -46,7 +46,7 @@ internal sealed partial class CommitPipeline
             lock (_dataPageWrites)
             {
                 WriteJournaledRuns(member.Runs);
-                _unwritten?.Drop(member.Pages);
+                _unwritten?.Drop(member.Pages, member.TransactionId);
             }
         }
         _unwritten?.MarkFreed(member.Freed, member.TransactionId);
@@ -178,6 +178,6 @@ internal sealed partial class CommitPipeline
         gather.Clear();
     }
 
-    private static bool Writable(UnwrittenPages.Entry entry, long leaveOutFreedUpTo) =>
-        Volatile.Read(ref entry.FreedBy) > leaveOutFreedUpTo && !entry.Superseded;
+    private bool Writable(UnwrittenPages.Entry entry, long leaveOutFreedUpTo) =>
+        Volatile.Read(ref entry.FreedBy) > leaveOutFreedUpTo && !entry.Superseded && !_unwritten!.WrittenDirectlySince(entry);
 }

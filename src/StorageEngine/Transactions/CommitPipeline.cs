@@ -41,7 +41,7 @@ internal sealed partial class CommitPipeline
     private UnwrittenPages? _unwritten;
 
     public CommitPipeline(Snapshot published, DataFile data, PageBufferPool pool, FreeSpaceMap freeSpace, VerifiedPages verified,
-        VerifiedPages verifiedValues, WriteFailure failure, ICommitHost host, long checkpointThreshold)
+        VerifiedPages verifiedValues, WriteFailure failure, ICommitHost host, long unwrittenLimit)
     {
         _published = published;
         _data = data;
@@ -52,9 +52,14 @@ internal sealed partial class CommitPipeline
         _failure = failure;
         _host = host;
         _pageSize = data.PageSize;
-        // Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves.
-        _unwrittenLimit = Math.Max(2 * checkpointThreshold, 64L << 20);
+        _unwrittenLimit = unwrittenLimit;
     }
+
+    /// <summary>
+    /// Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves:
+    /// twice the checkpoint threshold, at least 64 MiB.
+    /// </summary>
+    public static long DefaultUnwrittenLimit(long checkpointThreshold) => Math.Max(2 * checkpointThreshold, 64L << 20);
 
     /// <summary>
     /// Commits go through <paramref name="journal"/> from now on, their pages held for the checkpoints that

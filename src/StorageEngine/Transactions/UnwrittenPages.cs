@@ -31,6 +31,13 @@ internal sealed class UnwrittenPages
     // a checkpoint, they were most of what the garbage collector promoted.
     private readonly Stack<Entry> _spareEntries = new();
     private const int MaxSpareEntries = 1 << 16;
+    // Pages that commits wrote straight into the data file (see Drop) while a collection was out, with the newest
+    // such commit. A collection may hold an older version of such a page that a later commit had already replaced
+    // here before the direct write came (the direct write then marked only the replacement superseded); writing
+    // that older version afterwards would put the data file back behind the newer one, which readers then find.
+    // Guarded by _mutation; cleared when no collection is out, so it only ever holds one checkpoint's worth.
+    private readonly Dictionary<long, long> _writtenDirectly = new();
+    private int _collections;
     private int _count;
     private long _bytes;
     private readonly Func<long> _newestSnapshot;
@@ -164,17 +171,23 @@ internal sealed class UnwrittenPages
     }
 
     /// <summary>
-    /// Forgets the versions of these pages held here because the data file now has newer ones (a commit that
-    /// wrote its pages directly), retiring them (see <see cref="StampRetired"/>).
+    /// Forgets the versions of these pages held here because the data file now has newer ones (commit
+    /// <paramref name="transactionId"/> wrote its pages directly), retiring them (see <see cref="StampRetired"/>).
+    /// Every version a collection still out holds of these pages becomes unwritable (see <see cref="WrittenDirectlySince"/>).
+    /// The caller holds the data-page write lock, as the writes of collected pages do.
     /// </summary>
-    public void Drop(List<CommittedRun> pages)
+    public void Drop(List<CommittedRun> pages, long transactionId)
     {
-        if (IsEmpty) return;
         lock (_mutation)
         {
+            if (_count == 0 && _collections == 0) return;
             int first = _retired.Count;
             foreach (var run in pages)
             {
+                if (_collections > 0)
+                {
+                    for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) _writtenDirectly[page] = transactionId;
+                }
                 SupersedeCovered(run, long.MaxValue);
                 if (_entries.Remove(run.FirstPage, out var removed))
                 {
@@ -202,6 +215,7 @@ internal sealed class UnwrittenPages
         int count;
         lock (_mutation)
         {
+            _collections++;
             count = _entries.Count;
             pages = ArrayPool<long>.Shared.Rent(count);
             entries = ArrayPool<KeyValuePair<long, Entry>>.Shared.Rent(count);
@@ -226,11 +240,31 @@ internal sealed class UnwrittenPages
         lock (_mutation)
         {
             foreach (var pair in collected) pair.Value.Collections--;
+            if (--_collections == 0) _writtenDirectly.Clear();
             // Those another collection still holds are set aside again by the next release.
             _retired.AddRange(_retiredCollected);
             _retiredCollected.Clear();
         }
         ArrayPool<KeyValuePair<long, Entry>>.Shared.Return(collected.Array!, clearArray: true);
+    }
+
+    /// <summary>
+    /// True when a commit newer than the one that wrote <paramref name="collected"/> (an entry of a collection still
+    /// out) wrote any of its pages straight into the data file: the collected version must then not be written.
+    /// Called under the data-page write lock, which every <see cref="Drop"/> holds too.
+    /// </summary>
+    public bool WrittenDirectlySince(Entry collected)
+    {
+        lock (_mutation)
+        {
+            if (_writtenDirectly.Count == 0) return false;
+            var run = collected.Run;
+            for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++)
+            {
+                if (_writtenDirectly.TryGetValue(page, out long writtenBy) && writtenBy > collected.WrittenBy) return true;
+            }
+            return false;
+        }
     }
 
     /// <summary>Marks the runs a durable commit freed (by first page), so that a checkpoint can leave them out.</summary>
