@@ -1,5 +1,7 @@
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using System.Collections.Concurrent;
 using StorageEngine.Platform;
 using StorageEngine.Tests.Api;
 
@@ -25,11 +27,33 @@ public sealed class HostedShutdownTests
         options.CheckpointInterval = TimeSpan.FromHours(1);
     }
 
-    private static IHost BuildHost(IFileSystem fileSystem)
+    private static IHost BuildHost(IFileSystem fileSystem, ILoggerProvider? logs = null)
     {
         var builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings());
+        if (logs is not null) builder.Logging.AddProvider(logs);
         builder.Services.AddStorageEngine(o => Configure(o, fileSystem));
         return builder.Build();
+    }
+
+    /// <summary>Keeps the id of every event logged at Warning or above.</summary>
+    private sealed class WarningIds : ILoggerProvider, ILogger
+    {
+        public ConcurrentQueue<int> Ids { get; } = new();
+
+        public ILogger CreateLogger(string categoryName) => this;
+
+        public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Warning;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+        {
+            if (IsEnabled(logLevel)) Ids.Enqueue(eventId.Id);
+        }
+
+        public void Dispose()
+        {
+        }
     }
 
     private static void Commit(StorageEnvironment env, int count)
@@ -95,7 +119,8 @@ public sealed class HostedShutdownTests
     {
         var memory = new MemoryFileSystem();
         var gate = new IoGate();
-        var host = BuildHost(new GatedFileSystem(memory, gate));
+        var logs = new WarningIds();
+        var host = BuildHost(new GatedFileSystem(memory, gate), logs);
         await host.StartAsync();
         Commit(host.Services.GetRequiredService<StorageEnvironment>(), 100);
 
@@ -107,6 +132,7 @@ public sealed class HostedShutdownTests
         // The host stops waiting (without an exception, as BackgroundService does); the close goes on.
         await stopping.WaitAsync(Patience);
         Assert.True(IsLocked(memory), "the close had finished when StopAsync returned: the flush was not held");
+        Assert.Contains(6001, logs.Ids);
 
         var disposing = ((IAsyncDisposable)host).DisposeAsync().AsTask();
         await Task.Delay(50);
