@@ -1,6 +1,7 @@
 using StorageEngine.Platform;
 using StorageEngine.Tests.Faults;
 using StorageEngine.Tests.Unit;
+using static StorageEngine.Tests.Api.AsyncDisposeTests;
 
 namespace StorageEngine.Tests.Api;
 
@@ -13,24 +14,6 @@ namespace StorageEngine.Tests.Api;
 public sealed class WriteTransactionAsyncDisposeTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
-
-    private static StorageEnvironmentOptions Options(IFileSystem fs) => new()
-    {
-        Path = "/db",
-        Durability = DurabilityMode.Safe,
-        FileSystem = fs,
-        // No background checkpoint: the final one has the commits to write.
-        CheckpointThreshold = long.MaxValue,
-        CheckpointInterval = TimeSpan.FromHours(1),
-    };
-
-    private static void Commit(StorageEnvironment env, int from, int count)
-    {
-        using var tx = env.BeginWrite();
-        var tree = tx.TryOpenTree("t", out var existing) ? existing : tx.CreateTree("t");
-        for (int i = from; i < from + count; i++) tree.Put(TestData.Key(i), TestData.Value(i, 100));
-        tx.Commit();
-    }
 
     private static long Count(StorageEnvironment env)
     {
