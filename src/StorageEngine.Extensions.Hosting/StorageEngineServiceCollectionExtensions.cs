@@ -15,6 +15,12 @@ public static class StorageEngineServiceCollectionExtensions
     /// (so a recovery or a wrong path shows at startup, not at the first request) and closes it cleanly when the
     /// host stops. Its logs go to the host's <see cref="ILoggerFactory"/> unless the options name another.
     /// </summary>
+    /// <remarks>
+    /// The stop closes the environment with <see cref="StorageEnvironment.DisposeAsync"/> (the final checkpoint's
+    /// flushes on a pool thread) and waits for it until the host's stop token fires; the close is not abandoned
+    /// then: disposing the host waits for it to finish. The container disposes the environment asynchronously
+    /// too, which after the stop does nothing.
+    /// </remarks>
     /// <param name="services">The service collection.</param>
     /// <param name="configure">Sets the options (at least <see cref="StorageEnvironmentOptions.Path"/>); applied after any binding.</param>
     /// <returns>The service collection.</returns>

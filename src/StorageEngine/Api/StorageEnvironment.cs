@@ -262,15 +262,24 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal void ExitTransaction()
     {
-        if (Interlocked.Decrement(ref _openTransactions) == 0 && IsDisposed) CloseIfIdle();
+        if (LeaveTransaction()) CloseIfIdle();
     }
+
+    /// <summary>
+    /// Counts a transaction out like <see cref="ExitTransaction"/> without closing: true when it was the last one
+    /// of a disposed environment, whose close the caller must then run (<see cref="CloseIfIdle"/>, or <see cref="CloseIfIdleAsync"/>).
+    /// </summary>
+    internal bool LeaveTransaction() => Interlocked.Decrement(ref _openTransactions) == 0 && IsDisposed;
+
+    /// <summary><see cref="CloseIfIdle"/> on a pool thread: the close's blocking work (the final checkpoint's flushes) off the caller's thread.</summary>
+    internal ValueTask CloseIfIdleAsync() => new(Task.Run(CloseIfIdle));
 
     /// <summary>
     /// Closes a disposed environment once no write transaction (nor replication apply) is open. Read transactions
     /// do not hold it open: one an application never disposed would keep the lock and skip the final checkpoint
     /// for the life of the process. They are ended by the close instead (see <see cref="Close"/>).
     /// </summary>
-    private void CloseIfIdle()
+    internal void CloseIfIdle()
     {
         if (Volatile.Read(ref _openTransactions) == 0) Close(clean: true);
     }

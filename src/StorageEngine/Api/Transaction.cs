@@ -297,11 +297,22 @@ public abstract class Transaction : IDisposable
     /// <summary>Ends the transaction. A write transaction not committed is aborted: nothing it did is kept.</summary>
     public void Dispose()
     {
-        if (Interlocked.Exchange(ref _disposed, 1) != 0) return;
-        // An operation running on another thread (misuse) finishes before the pages are discarded under it.
-        if (_guarded) _guard.Close(System.Environment.CurrentManagedThreadId);
+        if (!TryBeginEnd()) return;
         OnEnd();
         GC.SuppressFinalize(this);
+    }
+
+    /// <summary>
+    /// Marks the transaction ended, once: false when it had already ended (disposed, committed or aborted), and
+    /// the caller then does nothing. On true the caller ends it (<see cref="OnEnd"/>, or the write transaction's
+    /// asynchronous end).
+    /// </summary>
+    private protected bool TryBeginEnd()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0) return false;
+        // An operation running on another thread (misuse) finishes before the pages are discarded under it.
+        if (_guarded) _guard.Close(System.Environment.CurrentManagedThreadId);
+        return true;
     }
 
     private protected abstract void OnEnd();

@@ -9,7 +9,7 @@ namespace StorageEngine;
 /// after <see cref="Commit"/>; disposing it without committing discards them. Values it returns stay valid
 /// until its next change or its end.
 /// </summary>
-public sealed class WriteTransaction : Transaction
+public sealed class WriteTransaction : Transaction, IAsyncDisposable
 {
     private readonly PageWriter _pages;
     private bool _committed;
@@ -295,13 +295,46 @@ public sealed class WriteTransaction : Transaction
     /// <summary>Discards every change and ends the transaction (the same as disposing it uncommitted).</summary>
     public void Abort() => Dispose();
 
+    /// <summary>
+    /// Ends the transaction like <see cref="Transaction.Dispose"/>, for <c>await using</c>: not committed, it is
+    /// aborted, and the write lock is released before this returns, so the next writer may start at once. The task
+    /// completes synchronously but in one case: when the environment was disposed while this transaction was open,
+    /// the environment's close (stopping the background checkpointer, the final checkpoint and its flushes) waited
+    /// for this end; here it runs on a thread-pool thread, as <see cref="StorageEnvironment.DisposeAsync"/> runs it,
+    /// and the task completes once the environment is closed and its files and lock released (<see cref="Transaction.Dispose"/>
+    /// runs that close on the calling thread).
+    /// </summary>
+    /// <remarks>
+    /// It does not wait for a <see cref="CommitAsync"/>: that call ended the transaction already (this then
+    /// completes at once), and the commit's durability, or its failure, is what the task it returned reports, to be
+    /// awaited when the caller chooses (awaiting it after beginning the next transaction is how commits overlap).
+    /// A second call, or a call after <see cref="Transaction.Dispose"/>, <see cref="Commit"/> or <see cref="Abort"/>,
+    /// completes at once.
+    /// </remarks>
+    public ValueTask DisposeAsync()
+    {
+        if (!TryBeginEnd()) return ValueTask.CompletedTask;
+        bool closeDue = End();
+        GC.SuppressFinalize(this);
+        return closeDue ? Environment.CloseIfIdleAsync() : ValueTask.CompletedTask;
+    }
+
     private protected override void OnEnd()
+    {
+        if (End()) Environment.CloseIfIdle();
+    }
+
+    /// <summary>
+    /// Discards what the transaction did unless committed and releases the write lock; true when this was the last
+    /// transaction of a disposed environment, whose close the caller must then run.
+    /// </summary>
+    private bool End()
     {
         if (!_committed) Environment.FreeSpace.Abort();
         _pages.Discard();
         Environment.ReturnPageTables(_pages.DetachTables());
         Environment.ReleaseWriteLock();
         // A commit waiting for its journal write still counts as open, so that the environment does not close under it.
-        if (_pending is null) Environment.ExitTransaction();
+        return _pending is null && Environment.LeaveTransaction();
     }
 }

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
+using static StorageEngine.Platform.Libc;
 
 namespace StorageEngine.Platform;
 
@@ -7,21 +8,15 @@ namespace StorageEngine.Platform;
 /// The macOS syncs a durability promise rests on. macOS's fsync(2) hands the data to the drive but does not ask
 /// the drive to write its cache to the medium, so a power loss can still lose what fsync returned for;
 /// fcntl(F_FULLFSYNC) does both (LMDB syncs this way, SQLite with PRAGMA fullfsync). Only called when
-/// <see cref="OperatingSystem.IsMacOS"/> is true.
+/// <see cref="OperatingSystem.IsMacOS"/> is true. What Linux shares (close, fsync, the errno values both have, the
+/// exception for a failed call) is in <see cref="Libc"/>.
 /// </summary>
 internal static partial class DarwinNative
 {
     /// <summary>F_FULLFSYNC, from Darwin's sys/fcntl.h.</summary>
     internal const int FullFSyncCommand = 51;
 
-    private const int ORdOnly = 0x0;
     private const int OCloExec = 0x1000000;
-
-    private const int EPerm = 1;
-    private const int ENoEnt = 2;
-    private const int EIntr = 4;
-    private const int EAcces = 13;
-    private const int EInval = 22;
 
     private static long s_fullSyncs;
     private static long s_fallbackSyncs;
@@ -108,18 +103,6 @@ internal static partial class DarwinNative
         }
     }
 
-    /// <summary>The exception for a failed call, keeping the errno text; the same types .NET throws for these.</summary>
-    private static Exception ErrnoException(int errno, string call, string path)
-    {
-        string message = $"{call} failed for '{path}': {Marshal.GetPInvokeErrorMessage(errno)} (errno {errno}).";
-        return errno switch
-        {
-            ENoEnt => new DirectoryNotFoundException(message),
-            EAcces or EPerm => new UnauthorizedAccessException(message),
-            _ => new IOException(message, errno),
-        };
-    }
-
     // open(2) and fcntl(2) are variadic, and on Apple's ARM64 ABI variadic arguments go on the stack rather than
     // in registers: so both are declared without their optional argument, which these calls do not use.
     [LibraryImport("libc", EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
@@ -127,10 +110,4 @@ internal static partial class DarwinNative
 
     [LibraryImport("libc", EntryPoint = "fcntl", SetLastError = true)]
     private static partial int FCntl(int fd, int command);
-
-    [LibraryImport("libc", EntryPoint = "fsync", SetLastError = true)]
-    private static partial int FSync(int fd);
-
-    [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
-    private static partial int Close(int fd);
 }

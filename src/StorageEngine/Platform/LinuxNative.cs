@@ -1,16 +1,17 @@
 using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
+using static StorageEngine.Platform.Libc;
 
 namespace StorageEngine.Platform;
 
 /// <summary>
 /// The few libc calls that .NET does not expose: O_DIRECT opens, fdatasync, flock, open-file-description locks,
 /// statx, directory fsync, fallocate and madvise.
-/// Only called when <see cref="OperatingSystem.IsLinux"/> is true.
+/// Only called when <see cref="OperatingSystem.IsLinux"/> is true. What macOS shares (close, fsync, the errno values
+/// both have, the exception for a failed call) is in <see cref="Libc"/>.
 /// </summary>
 internal static partial class LinuxNative
 {
-    private const int ORdOnly = 0x0;
     private const int ORdWr = 0x2;
     private const int OCreat = 0x40;
     private const int ODsync = 0x1000;
@@ -23,11 +24,7 @@ internal static partial class LinuxNative
     /// <summary>Owner read/write only: environment files may hold sensitive data.</summary>
     private const int OwnerReadWrite = 0x180; // 0600
 
-    private const int EPerm = 1;
-    private const int ENoEnt = 2;
     private const int EAgain = 11;
-    private const int EAcces = 13;
-    private const int EInval = 22;
     private const int ENoSys = 38;
     private const int EOpNotSupp = 95;
 
@@ -326,19 +323,6 @@ internal static partial class LinuxNative
     /// </summary>
     public static unsafe void DiscardPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
 
-    /// <summary>Builds the exception for a failed call, keeping the errno text so the cause is visible in logs.</summary>
-    public static Exception ErrnoException(int errno, string call, string path)
-    {
-        string message = $"{call} failed for '{path}': {Marshal.GetPInvokeErrorMessage(errno)} (errno {errno}).";
-        return errno switch
-        {
-            // Same exception types .NET throws for these, so callers can handle both paths alike.
-            ENoEnt => new DirectoryNotFoundException(message),
-            EAcces or EPerm => new UnauthorizedAccessException(message),
-            _ => new IOException(message, errno),
-        };
-    }
-
     /// <summary>O_DIRECT is one of the few flags whose value differs between Linux architectures.</summary>
     private static int? DirectFlag() => RuntimeInformation.ProcessArchitecture switch
     {
@@ -352,12 +336,6 @@ internal static partial class LinuxNative
     // because they pass variadic integers exactly like fixed ones.
     [LibraryImport("libc", EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static partial int Open(string path, int flags, int mode);
-
-    [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
-    private static partial int Close(int fd);
-
-    [LibraryImport("libc", EntryPoint = "fsync", SetLastError = true)]
-    private static partial int FSync(int fd);
 
     [LibraryImport("libc", EntryPoint = "fdatasync", SetLastError = true)]
     private static partial int FDataSync(int fd);

@@ -9,7 +9,8 @@ namespace StorageEngine.Tests.Api;
 /// </summary>
 public sealed class AsyncDisposeTests
 {
-    private static StorageEnvironmentOptions Options(IFileSystem fs) => new()
+    /// <summary>Options on <paramref name="fs"/> with no background checkpoint (the final one has the commits to write).</summary>
+    internal static StorageEnvironmentOptions Options(IFileSystem fs) => new()
     {
         Path = "/db",
         Durability = DurabilityMode.Safe,
@@ -19,7 +20,8 @@ public sealed class AsyncDisposeTests
         CheckpointInterval = TimeSpan.FromHours(1),
     };
 
-    private static void Commit(StorageEnvironment env, int from, int count)
+    /// <summary>Commits keys <paramref name="from"/> to <paramref name="from"/> + <paramref name="count"/> - 1 into tree "t".</summary>
+    internal static void Commit(StorageEnvironment env, int from, int count)
     {
         using var tx = env.BeginWrite();
         var tree = tx.TryOpenTree("t", out var existing) ? existing : tx.CreateTree("t");

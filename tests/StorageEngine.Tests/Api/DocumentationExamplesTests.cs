@@ -94,6 +94,23 @@ public sealed partial class DocumentationExamplesTests : IDisposable
     }
 
     [Fact]
+    public async Task ApiGuide_await_using_a_write_transaction()
+    {
+        using var env = MemoryEnvironment();
+        using var cancellation = new CancellationTokenSource();
+        var cancellationToken = cancellation.Token;
+
+        await using (WriteTransaction tx = await env.BeginWriteAsync(cancellationToken))
+        {
+            tx.CreateTree("users").Put("dave"u8, "{\"age\":40}"u8);
+            await tx.CommitAsync();                   // durable when the task completes (Safe)
+        }                                             // not committed (an exception above): aborted here
+
+        using var check = env.BeginRead();
+        Assert.Equal("{\"age\":40}"u8.ToArray(), check.OpenTree("users").Get("dave"u8));
+    }
+
+    [Fact]
     public void ApiGuide_trees()
     {
         using var env = MemoryEnvironment();
