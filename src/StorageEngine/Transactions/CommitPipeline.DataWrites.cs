@@ -173,11 +173,12 @@ internal sealed partial class CommitPipeline
                     i++;
                 }
                 _data.Write(first, gather);
+                for (int j = i - gather.Count; j < i; j++) _unwritten!.NoteWritten(entries[j].Value);
             }
         }
         gather.Clear();
     }
 
     private bool Writable(UnwrittenPages.Entry entry, long leaveOutFreedUpTo) =>
-        Volatile.Read(ref entry.FreedBy) > leaveOutFreedUpTo && !entry.Superseded && !_unwritten!.WrittenDirectlySince(entry);
+        Volatile.Read(ref entry.FreedBy) > leaveOutFreedUpTo && !entry.Superseded && !_unwritten!.NewerVersionWritten(entry);
 }

@@ -31,12 +31,13 @@ internal sealed class UnwrittenPages
     // a checkpoint, they were most of what the garbage collector promoted.
     private readonly Stack<Entry> _spareEntries = new();
     private const int MaxSpareEntries = 1 << 16;
-    // Pages that commits wrote straight into the data file (see Drop) while a collection was out, with the newest
-    // such commit. A collection may hold an older version of such a page that a later commit had already replaced
-    // here before the direct write came (the direct write then marked only the replacement superseded); writing
-    // that older version afterwards would put the data file back behind the newer one, which readers then find.
-    // Guarded by _mutation; cleared when no collection is out, so it only ever holds one checkpoint's worth.
-    private readonly Dictionary<long, long> _writtenDirectly = new();
+    // The newest version of each page written into the data file while a collection was out: by a commit that
+    // wrote its pages directly (see Drop), or, while two collections are out (a checkpoint and a backup), by the
+    // other collection. A collection may hold an older version of such a page, one that a later commit replaced
+    // here after it was collected; writing it afterwards would put the data file back behind the newer version,
+    // which readers, finding nothing held, would then read. Guarded by _mutation; cleared when no collection is
+    // out, so it only ever holds what one checkpoint's span wrote.
+    private readonly Dictionary<long, long> _writtenWhileCollected = new();
     private int _collections;
     private int _count;
     private long _bytes;
@@ -173,7 +174,7 @@ internal sealed class UnwrittenPages
     /// <summary>
     /// Forgets the versions of these pages held here because the data file now has newer ones (commit
     /// <paramref name="transactionId"/> wrote its pages directly), retiring them (see <see cref="StampRetired"/>).
-    /// Every version a collection still out holds of these pages becomes unwritable (see <see cref="WrittenDirectlySince"/>).
+    /// Every version a collection still out holds of these pages becomes unwritable (see <see cref="NewerVersionWritten"/>).
     /// The caller holds the data-page write lock, as the writes of collected pages do.
     /// </summary>
     public void Drop(List<CommittedRun> pages, long transactionId)
@@ -186,7 +187,7 @@ internal sealed class UnwrittenPages
             {
                 if (_collections > 0)
                 {
-                    for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) _writtenDirectly[page] = transactionId;
+                    for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) Note(page, transactionId);
                 }
                 SupersedeCovered(run, long.MaxValue);
                 if (_entries.Remove(run.FirstPage, out var removed))
@@ -240,7 +241,7 @@ internal sealed class UnwrittenPages
         lock (_mutation)
         {
             foreach (var pair in collected) pair.Value.Collections--;
-            if (--_collections == 0) _writtenDirectly.Clear();
+            if (--_collections == 0) _writtenWhileCollected.Clear();
             // Those another collection still holds are set aside again by the next release.
             _retired.AddRange(_retiredCollected);
             _retiredCollected.Clear();
@@ -249,22 +250,41 @@ internal sealed class UnwrittenPages
     }
 
     /// <summary>
-    /// True when a commit newer than the one that wrote <paramref name="collected"/> (an entry of a collection still
-    /// out) wrote any of its pages straight into the data file: the collected version must then not be written.
-    /// Called under the data-page write lock, which every <see cref="Drop"/> holds too.
+    /// True when a newer version of any page of <paramref name="collected"/> (an entry of a collection still out)
+    /// went into the data file after it was collected: the collected version must then not be written. Called
+    /// under the data-page write lock, which every write into the data file of held or committed pages holds.
     /// </summary>
-    public bool WrittenDirectlySince(Entry collected)
+    public bool NewerVersionWritten(Entry collected)
     {
         lock (_mutation)
         {
-            if (_writtenDirectly.Count == 0) return false;
+            if (_writtenWhileCollected.Count == 0) return false;
             var run = collected.Run;
             for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++)
             {
-                if (_writtenDirectly.TryGetValue(page, out long writtenBy) && writtenBy > collected.WrittenBy) return true;
+                if (_writtenWhileCollected.TryGetValue(page, out long writtenBy) && writtenBy > collected.WrittenBy) return true;
             }
             return false;
         }
+    }
+
+    /// <summary>
+    /// After a collection wrote <paramref name="written"/> into the data file: remembered while another collection is
+    /// out, which may hold an older version of its pages (see <see cref="NewerVersionWritten"/>).
+    /// </summary>
+    public void NoteWritten(Entry written)
+    {
+        lock (_mutation)
+        {
+            if (_collections < 2) return;
+            var run = written.Run;
+            for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) Note(page, written.WrittenBy);
+        }
+    }
+
+    private void Note(long page, long writtenBy)
+    {
+        if (!_writtenWhileCollected.TryGetValue(page, out long newest) || writtenBy > newest) _writtenWhileCollected[page] = writtenBy;
     }
 
     /// <summary>Marks the runs a durable commit freed (by first page), so that a checkpoint can leave them out.</summary>

@@ -13,7 +13,7 @@ namespace StorageEngine.Tests.Bugs;
 /// entries, raised to the writer as corruption. Random 1 KiB updates with 16 KiB pages in Lazy mode hit it in
 /// about half the runs of 50,000 updates over 200,000 values at the default limits; this test, with the limits lowered, failed in 4 runs of 4 before the fix.
 /// </summary>
-public sealed class ACheckpointNeverWritesAPageVersionOverANewerOneWrittenDirectlyTests
+public sealed class AnOlderCollectedPageVersionNeverOverwritesANewerOneTests
 {
     private const int Keys = 6_000;
     private const int Updates = 20_000;
@@ -30,17 +30,45 @@ public sealed class ACheckpointNeverWritesAPageVersionOverANewerOneWrittenDirect
         var collectedEntry = Assert.Single(collected).Value;
 
         unwritten.Add([Run(pool, page)], transactionId: 5, publishedId: 4);
-        Assert.False(unwritten.WrittenDirectlySince(collectedEntry), "a version replaced in memory alone may still be written");
+        Assert.False(unwritten.NewerVersionWritten(collectedEntry), "a version replaced in memory alone may still be written");
         unwritten.Drop([Run(pool, page)], transactionId: 6);
 
-        Assert.True(unwritten.WrittenDirectlySince(collectedEntry),
+        Assert.True(unwritten.NewerVersionWritten(collectedEntry),
             "the collected version is older than the one commit 6 wrote into the data file, yet it still counts as writable");
         unwritten.EndCollect(collected);
 
         unwritten.Add([Run(pool, page)], transactionId: 8, publishedId: 7);
         var next = unwritten.Collect();
-        Assert.False(unwritten.WrittenDirectlySince(Assert.Single(next).Value), "a version newer than the direct write must be written");
+        Assert.False(unwritten.NewerVersionWritten(Assert.Single(next).Value), "a version newer than the direct write must be written");
         unwritten.EndCollect(next);
+    }
+
+    /// <summary>
+    /// The same with two collections out: a backup (which writes the held pages out without taking the checkpoint
+    /// lock) collected a version that a commit then replaced; a checkpoint collected, wrote and forgot the newer one.
+    /// The backup must not write its older version afterwards.
+    /// </summary>
+    [Fact]
+    public void A_version_collected_by_a_backup_is_not_written_over_a_newer_one_a_checkpoint_wrote()
+    {
+        var unwritten = new UnwrittenPages(() => 10);
+        using var pool = new PageBufferPool(4096);
+        const long page = 9;
+        unwritten.Add([Run(pool, page)], transactionId: 3, publishedId: 2);
+        var backup = unwritten.Collect();
+        var backupEntry = Assert.Single(backup).Value;
+        unwritten.Add([Run(pool, page)], transactionId: 5, publishedId: 4);
+
+        var checkpoint = unwritten.Collect();
+        var checkpointEntry = Assert.Single(checkpoint).Value;
+        Assert.False(unwritten.NewerVersionWritten(checkpointEntry));
+        unwritten.NoteWritten(checkpointEntry);
+        unwritten.Remove(checkpoint);
+        unwritten.EndCollect(checkpoint);
+
+        Assert.True(unwritten.NewerVersionWritten(backupEntry),
+            "the backup's version (commit 3) would overwrite the checkpoint's (commit 5) in the data file");
+        unwritten.EndCollect(backup);
     }
 
     [Fact]
