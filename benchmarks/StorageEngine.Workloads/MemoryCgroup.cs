@@ -59,8 +59,11 @@ internal sealed class MemoryCgroup : IDisposable
             string directory = Path.Combine(candidate, name);
             try
             {
+                // Every cgroup directory has cgroup.procs; an ordinary directory would take the files written below.
+                if (!File.Exists(Path.Combine(candidate, "cgroup.procs")))
+                    throw new IOException($"{candidate} is not a cgroup directory (it has no cgroup.procs)");
                 if (version == 2 && !Controllers(candidate, "cgroup.subtree_control").Contains("memory"))
-                    File.WriteAllText(Path.Combine(candidate, "cgroup.subtree_control"), "+memory");
+                    WriteExisting(Path.Combine(candidate, "cgroup.subtree_control"), "+memory");
                 if (System.IO.Directory.Exists(directory)) System.IO.Directory.Delete(directory);
                 System.IO.Directory.CreateDirectory(directory);
                 var group = new MemoryCgroup(directory, version, owned: true);
@@ -69,12 +72,12 @@ internal sealed class MemoryCgroup : IDisposable
                     string limit = limitBytes.ToString(CultureInfo.InvariantCulture);
                     if (version == 2)
                     {
-                        File.WriteAllText(Path.Combine(directory, "memory.max"), limit);
+                        WriteExisting(Path.Combine(directory, "memory.max"), limit);
                         TryWrite(Path.Combine(directory, "memory.swap.max"), "0");
                     }
                     else
                     {
-                        File.WriteAllText(Path.Combine(directory, "memory.limit_in_bytes"), limit);
+                        WriteExisting(Path.Combine(directory, "memory.limit_in_bytes"), limit);
                         // memsw is memory plus swap: equal to the limit, nothing can go to swap.
                         TryWrite(Path.Combine(directory, "memory.memsw.limit_in_bytes"), limit);
                     }
@@ -165,11 +168,18 @@ internal sealed class MemoryCgroup : IDisposable
         }
     }
 
+    /// <summary>Writes a control file the kernel made; never creates one.</summary>
+    private static void WriteExisting(string path, string text)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.Write);
+        file.Write(System.Text.Encoding.ASCII.GetBytes(text));
+    }
+
     private static void TryWrite(string path, string text)
     {
         try
         {
-            if (File.Exists(path)) File.WriteAllText(path, text);
+            if (File.Exists(path)) WriteExisting(path, text);
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
     }
