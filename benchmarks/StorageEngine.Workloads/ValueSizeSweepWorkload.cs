@@ -7,8 +7,9 @@ namespace StorageEngine.Workloads;
 /// empty store, then as many random-key batch updates of the keys just inserted. 16-byte random keys (as W2 and W5),
 /// one thread, ProcessCrash tier (engines without it run in the None tier beside ours,
 /// <see cref="BenchmarkContext.ForEachEngineUnflushed"/>). Each value size gets the same byte budget of values
-/// (<see cref="WorkloadSizes.W6ValueBytes"/>), so the item count shrinks as values grow and every phase writes about
-/// as many bytes. As in W5, each phase ends with the store's close, so what an engine held back for later (pages
+/// (<see cref="WorkloadSizes.W6ValueBytes"/>), so the item count shrinks as values grow, but never below
+/// <see cref="WorkloadSizes.W6MinItems"/> (<see cref="WorkloadSizes.W6Items"/>): at quick sizes 100 B and 1 KiB values
+/// write 128 MiB each, 4 KiB values 512 MiB. As in W5, each phase ends with the store's close, so what an engine held back for later (pages
 /// waiting for a checkpoint, a memtable) counts in its write amplification though not in its time; the updates run
 /// on the store reopened.
 /// </summary>

@@ -52,11 +52,14 @@ public sealed class RunnerOptionsTests
         Assert.Throws<ArgumentException>(() => RunnerOptions.Parse(["--workloads", "W8"]));
 
     [Fact]
-    public void SweepItemsAreWholeBatchesOfTheByteBudget()
+    public void SweepItemsAreWholeBatchesOfTheByteBudgetOrTheFloor()
     {
         var sizes = WorkloadSizes.Quick;
         Assert.Equal(128L << 20, sizes.W6ValueBytes);
-        Assert.Equal(32_768, sizes.W6Items(4096));
+        Assert.Equal(1_341_952, sizes.W6Items(100));
+        Assert.Equal(131_072, sizes.W6Items(1024));
+        // 4 KiB values: the item floor, not 32,768 items of the byte budget.
+        Assert.Equal(131_072, sizes.W6Items(4096));
         Assert.Equal(0, sizes.W6Items(100) % sizes.W6Batch);
         // A tiny scale still writes one batch.
         Assert.Equal(sizes.W6Batch, sizes.Scale(0.0001).W6Items(4096));
