@@ -154,7 +154,8 @@ internal static class LargerThanMemorySteps
     /// <summary>
     /// Every operation's shape on a tiny scratch store, untimed, so that the JIT has compiled them before the first
     /// load. Tiny because what an engine's allocator keeps after the scratch store closes stays charged to the limit:
-    /// a scratch store of 20,000 entries left RocksDB's child process 50 MB of anonymous memory and ours 80 MB.
+    /// a scratch store of 20,000 entries left RocksDB's child process 50 MB of anonymous memory and ours 80 MB (the first
+    /// version of W7, 2026-11-27, the 2-vCPU machine).
     /// </summary>
     private static void WarmUp(BenchmarkContext context, PeerEngine engine, int threads)
     {

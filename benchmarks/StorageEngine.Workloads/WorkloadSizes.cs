@@ -40,8 +40,8 @@ internal sealed record WorkloadSizes(
     /// <summary>
     /// W6's item count at one value size: <see cref="W6ValueBytes"/> of values or <see cref="W6MinItems"/> items,
     /// whichever is more, in whole batches of <see cref="W6Batch"/>. The floor is for the large values: at quick
-    /// sizes 128 MiB of 4 KiB values was 128 transactions, timed over 0.2-0.5 s, and two runs of the same build
-    /// differed by up to 2x there.
+    /// sizes 128 MiB of 4 KiB values was 128 transactions, timed over 0.2-0.5 s, and two runs of the same code
+    /// differed by up to 1.9x there (`925c492` and `a996267`, 2026-11-27, the 2-vCPU machine).
     /// </summary>
     internal long W6Items(int valueSize) =>
         Math.Max(W6Batch, Math.Max(W6ValueBytes / valueSize, W6MinItems) / W6Batch * W6Batch);
