@@ -7,7 +7,8 @@ namespace StorageEngine.Peers;
 /// commit (LMDB's default), ProcessCrash adds <see cref="EnvironmentOpenFlags.NoSync"/>. Reads use LMDB's fast
 /// path for short read transactions: each thread keeps one read-only transaction, renewed for every read and
 /// reset after, so it keeps its reader slot; beginning a transaction per read takes the reader table's lock to
-/// find one (with NoThreadLocalStorage on every begin), a lock two reading threads contend for.
+/// find one (with NoThreadLocalStorage on every begin), a lock two reading threads contend for. In a process with a
+/// <see cref="MemoryLimit"/> it also opens with NoReadAhead (MDB_NORDAHEAD).
 /// </summary>
 public sealed class LmdbStore : IKeyValueStore
 {
@@ -31,7 +32,8 @@ public sealed class LmdbStore : IKeyValueStore
         try
         {
             var flags = EnvironmentOpenFlags.NoThreadLocalStorage
-                | (tier == DurabilityTier.ProcessCrash ? EnvironmentOpenFlags.NoSync : EnvironmentOpenFlags.None);
+                | (tier == DurabilityTier.ProcessCrash ? EnvironmentOpenFlags.NoSync : EnvironmentOpenFlags.None)
+                | (MemoryLimit.Bytes is null ? EnvironmentOpenFlags.None : EnvironmentOpenFlags.NoReadAhead);
             _env.Open(flags);
             using var txn = _env.BeginTransaction();
             _db = txn.OpenDatabase(configuration: new DatabaseConfiguration { Flags = DatabaseOpenFlags.Create });

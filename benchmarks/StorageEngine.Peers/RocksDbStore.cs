@@ -10,7 +10,8 @@ using WriteBatch = RocksDbSharp.WriteBatch;
 /// RocksDB through the <c>RocksDB</c> NuGet package (RocksDbSharp and its bundled librocksdb), default options
 /// except no compression and background threads = cores. Durable = WAL synced on every write, ProcessCrash = WAL
 /// written but not synced, None = WAL disabled. Point reads go through pinned slices of the C API and scans read
-/// the iterator's key and value in place, so no managed array is allocated per key.
+/// the iterator's key and value in place, so no managed array is allocated per key. In a process with a
+/// <see cref="MemoryLimit"/>, its memtables and block cache are sized to the limit.
 /// </summary>
 public sealed unsafe class RocksDbStore : IKeyValueStore
 {
@@ -42,6 +43,13 @@ public sealed unsafe class RocksDbStore : IKeyValueStore
                 .SetCreateIfMissing(true)
                 .SetCompression(Compression.No)
                 .IncreaseParallelism(Environment.ProcessorCount);
+            if (MemoryLimit.Bytes is { } limit)
+            {
+                // Two memtables of an eighth of the limit between them, and a block cache of an eighth (MemoryLimit).
+                options.SetWriteBufferSize((ulong)MemoryLimit.Share(limit, 16, 1L << 20, 64L << 20));
+                options.SetBlockBasedTableFactory(new BlockBasedTableOptions()
+                    .SetBlockCache(Cache.CreateLru((ulong)MemoryLimit.Share(limit, 8, 1L << 20, 32L << 20))));
+            }
             _db = RocksDb.Open(options, directory);
         }
         catch (Exception e) when (e is RocksDbSharpException or NativeImport.NativeLoadException)

@@ -10,6 +10,8 @@ namespace StorageEngine.Workloads;
 /// of StorageEngine's (the report's "× ours" column), and <c>W4-ops.png</c>, every engine's ops/s. Both draw one
 /// group of horizontal bars per (phase, tier, threads), the unit the report compares within, on a log axis:
 /// ratios from 0.05× to 3× and rates from a thousand commits to millions of reads a second share a workload.
+/// Rows with a data-to-memory-limit ratio (W7) also get <c>W7-curve.png</c>: ops/s against that ratio, one line per
+/// engine and operation, both axes logarithmic.
 /// </summary>
 internal static class Charts
 {
@@ -50,6 +52,14 @@ internal static class Charts
             string opsFile = workload + "-ops.png";
             OpsChart(title, groups).SavePng(Path.Combine(directory, opsFile), Width, Height(groups, peersOnly: false));
             written.Add(opsFile);
+
+            var curve = selected.Where(r => !double.IsNaN(r.DataOverMemoryLimit) && r.DataOverMemoryLimit > 0).ToList();
+            if (curve.Count > 0)
+            {
+                string curveFile = workload + "-curve.png";
+                CurveChart(title, curve).SavePng(Path.Combine(directory, curveFile), Width, 900);
+                written.Add(curveFile);
+            }
         }
         catch (Exception e)
         {
@@ -125,6 +135,53 @@ internal static class Charts
     }
 
     private static readonly double[] RatioSteps = [1, 2, 5];
+
+    /// <summary>
+    /// Ops/s (log10) against the data's size over the memory limit (log2), one line per engine and operation (the
+    /// phase name without its step, <see cref="LargerThanMemorySteps.Operation"/>): the engine's colour, a marker and
+    /// dash pattern per operation.
+    /// </summary>
+    private static Plot CurveChart(string title, List<PhaseResult> rows)
+    {
+        var plot = NewPlot(Wrap(title) + "\nops/s as the data grows past the memory limit: one line per engine and operation");
+        LinePattern[] patterns = [LinePattern.Solid, LinePattern.Dashed, LinePattern.Dotted, LinePattern.DenselyDashed];
+        MarkerShape[] markers = [MarkerShape.FilledCircle, MarkerShape.FilledSquare, MarkerShape.FilledTriangleUp, MarkerShape.FilledDiamond];
+        var operations = rows.Select(r => LargerThanMemorySteps.Operation(r.Phase)).Distinct().ToList();
+        double lowest = double.MaxValue, highest = double.MinValue;
+        foreach (var series in rows
+            .GroupBy(r => (r.Engine, Operation: LargerThanMemorySteps.Operation(r.Phase), r.Unit, r.Tier))
+            .OrderBy(g => EngineIndex(g.Key.Engine)).ThenBy(g => operations.IndexOf(g.Key.Operation)))
+        {
+            var points = series.OrderBy(r => r.DataOverMemoryLimit).ToList();
+            double[] xs = points.Select(r => Math.Log2(r.DataOverMemoryLimit)).ToArray();
+            double[] ys = points.Select(r => Math.Log10(r.OpsPerSecond)).ToArray();
+            lowest = Math.Min(lowest, ys.Min());
+            highest = Math.Max(highest, ys.Max());
+            int op = operations.IndexOf(series.Key.Operation);
+            var line = plot.Add.Scatter(xs, ys, ColorOf(series.Key.Engine));
+            line.LineWidth = 2;
+            line.LinePattern = patterns[op % patterns.Length];
+            line.MarkerShape = markers[op % markers.Length];
+            line.MarkerSize = 9;
+            line.LegendText = $"{series.Key.Engine}: {series.Key.Operation} ({series.Key.Unit})";
+        }
+        var steps = rows.Select(r => r.DataOverMemoryLimit).Distinct().Order().ToList();
+        plot.Axes.Bottom.TickGenerator = new ScottPlot.TickGenerators.NumericManual(
+            steps.Select(x => new Tick(Math.Log2(x), x.ToString("0.##", Invariant) + "x")).ToArray());
+        plot.Axes.SetLimitsX(Math.Log2(steps[0]) - 0.25, Math.Log2(steps[^1]) + 0.25);
+        lowest = Math.Floor(lowest * 10) / 10;
+        highest = Math.Ceiling(highest * 10) / 10;
+        plot.Axes.SetLimitsY(lowest - 0.05, highest + 0.05);
+        plot.Axes.Left.TickGenerator = new ScottPlot.TickGenerators.NumericManual(LogTicks(lowest, highest, [1, 2, 5], Rate));
+        plot.Axes.Left.MajorTickStyle.Length = 4;
+        plot.Grid.YAxisStyle.IsVisible = true;
+        plot.XLabel("data (keys and values loaded) over the memory limit (log scale)");
+        plot.YLabel("ops/s (log scale)");
+        plot.Axes.Left.Label.FontSize = TickFontSize;
+        plot.Legend.FontSize = 13;
+        plot.ShowLegend(Edge.Right);
+        return plot;
+    }
 
     /// <summary>A peer's row with a ratio to ours in the same phase, tier and thread count.</summary>
     private static bool IsComparedPeer(PhaseResult row) =>

@@ -61,6 +61,25 @@ internal sealed class DeviceWrites
         return sectors < 0 ? -1 : sectors * 512;
     }
 
+    /// <summary>
+    /// The device's readahead window in KiB (<c>queue/read_ahead_kb</c>, the whole disk's for a partition): what the
+    /// kernel reads around a page fault in a file mapping that was not advised random. Null where unknown.
+    /// </summary>
+    internal int? ReadAheadKilobytes()
+    {
+        string device = Path.GetDirectoryName(_statPath)!;
+        foreach (var queue in new[] { Path.Combine(device, "queue"), Path.Combine(device, "..", "queue") })
+        {
+            try
+            {
+                string file = Path.Combine(queue, "read_ahead_kb");
+                if (File.Exists(file)) return int.Parse(File.ReadAllText(file).Trim(), CultureInfo.InvariantCulture);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException) { }
+        }
+        return null;
+    }
+
     private long SectorsWritten()
     {
         // Field 7 of the block layer's stat file: sectors written, always in 512-byte units.

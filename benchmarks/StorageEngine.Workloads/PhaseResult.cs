@@ -14,4 +14,10 @@ internal sealed record PhaseResult(
 
     /// <summary>How many runs this row is the median of.</summary>
     public int Runs { get; set; } = 1;
+
+    /// <summary>
+    /// W7: the step's data size (keys and values loaded) over the memory limit, 0.5 to 4, which the curve chart
+    /// puts on its x axis; NaN for the other workloads.
+    /// </summary>
+    public double DataOverMemoryLimit { get; set; } = double.NaN;
 }

@@ -18,6 +18,12 @@ if (options.Help)
     Console.WriteLine(RunnerOptions.Usage);
     return 0;
 }
+if (options.ChildEngine is not null)
+{
+    // A W7 child process, started by this runner inside a memory cgroup: it measures one engine and writes its
+    // results to a file for the runner that started it.
+    return LargerThanMemorySteps.RunChild(options);
+}
 if (options.FromResults is { } savedResults)
 {
     // Regenerates the figures from a finished run: nothing is measured.
@@ -69,13 +75,16 @@ var workloads = new Dictionary<string, Action<BenchmarkContext>>
     ["W3"] = InsertWorkloads.W3,
     ["W4"] = UcsbWorkload.Run,
     ["W5"] = BenchtoolWorkload.Run,
+    ["W6"] = ValueSizeSweepWorkload.Run,
+    ["W7"] = LargerThanMemoryWorkload.Run,
 };
 var started = DateTime.UtcNow;
 List<PhaseResult> rows = [];
 var charts = new List<string>();
 foreach (var workload in options.Workloads)
 {
-    WarmUp(workload);
+    // W7's child processes warm themselves up: the runner's own code runs none of W7's operations.
+    if (workload != "W7") WarmUp(workload);
     for (int repeat = 0; repeat < options.Repeats; repeat++)
     {
         context.Repeat = repeat;

@@ -17,6 +17,8 @@ internal static class Report
         ["W3"] = "W3 large values (16 B keys ascending, 4 KiB values, Durable tier)",
         ["W4"] = "W4 UCSB subset (8 B integer keys, 1 KiB values, ProcessCrash tier (None for engines without it, beside ours), phases in order on one store)",
         ["W5"] = "W5 benchtool subset (16 B keys, 100 B values; writes ProcessCrash tier (None for engines without it, beside ours) on a fresh store each; durable commits by threads)",
+        ["W6"] = "W6 value-size sweep (16 B random keys; 100 B, 1 KiB and 4 KiB values, a fresh store each; random batch inserts, then random batch updates of those keys; ProcessCrash tier (None for engines without it, beside ours), 1 thread)",
+        ["W7"] = "W7 larger than memory (8 B integer keys, 1 KiB values, ProcessCrash tier; each engine in a child process in a memory cgroup of --memory-limit, one store grown from 0.5x to 4x the limit; point reads, 100-entry scans and 1-put updates at each step)",
     };
 
     internal static string Header(MachineInfo machine, MachineFloor? floor)
@@ -82,7 +84,7 @@ internal static class Report
         × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
         is faster). p50/p99 are per call (per transaction for batched writes). Write amp = bytes the data
         directory's block device wrote during the phase (/sys/dev/block/*/stat, the file system synced at both
-        ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3 and W5's writes) over key+value bytes
+        ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3, W5's and W6's writes) over key+value bytes
         written; not /proc/self/io write_bytes, which charges a whole large page-cache folio for a small write
         into it. Pages rewritten before they reach the disk count once. Space amp =
         allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value

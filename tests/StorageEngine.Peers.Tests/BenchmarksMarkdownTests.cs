@@ -88,7 +88,7 @@ public sealed class BenchmarksMarkdownTests
         × ours = that engine's ops/s over StorageEngine's in the same phase, tier and thread count (> 1: the peer
         is faster). p50/p99 are per call (per transaction for batched writes). Write amp = bytes the data
         directory's block device wrote during the phase (/sys/dev/block/*/stat, the file system synced at both
-        ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3 and W5's writes) over key+value bytes
+        ends, so a lazy tier's dirty pages count in their phase; plus the close for W1-W3, W5's and W6's writes) over key+value bytes
         written; not /proc/self/io write_bytes, which charges a whole large page-cache folio for a small write
         into it. Pages rewritten before they reach the disk count once. Space amp =
         allocated blocks (du -B1, st_blocks) of the engine's directory at the phase end over live key+value
