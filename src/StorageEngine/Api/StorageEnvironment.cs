@@ -68,7 +68,7 @@ public sealed partial class StorageEnvironment : IDisposable
             Header = opened.Header;
             PageSize = opened.Header.PageSize;
             MaxKeySize = BTree.MaxKeySizeFor(PageSize);
-            _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount);
+            _data = new DataFile(opened.DataFile, PageSize, opened.State.PageCount, options.ReadAhead);
             _freeSpace = new FreeSpaceMap(PageSize);
             _readers = new ReaderTable(options.MaxReaders);
             // Enough single pages for twice what one checkpoint interval's commits leave in memory (see

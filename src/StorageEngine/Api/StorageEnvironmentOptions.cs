@@ -79,6 +79,15 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     public bool AcceptJournalLoss { get; set; }
 
+    /// <summary>
+    /// Whether the OS may read ahead of page faults in the data file's mapping. Off by default: a B+tree's reads
+    /// jump around the file, and once the data outgrows memory the neighbours read ahead push out pages that are
+    /// wanted (point reads at four times a 256 MiB memory limit ran at 76 per second with readahead and 18,700
+    /// without; BENCHMARKS.md, W7). Turn it on for a store read mostly front to back from a cold cache, such as one
+    /// just bulk-loaded or compacted. Linux and macOS; Windows has no such advice and always reads ahead.
+    /// </summary>
+    public bool ReadAhead { get; set; }
+
     /// <summary>Where the engine reports opening, recovery, checkpoints and warnings. Nothing is logged per operation.</summary>
     public ILoggerFactory? LoggerFactory { get; set; }
 

@@ -18,13 +18,27 @@ internal sealed unsafe class DataFile : IDisposable
     private readonly object _viewLock = new();
     private IMappedView _view;
     private bool _fileClosed;
+    private readonly bool _readAhead;
 
-    public DataFile(IStorageFile file, int pageSize, long pageCount)
+    /// <summary>Maps <paramref name="file"/>, grown to <paramref name="pageCount"/> pages of <paramref name="pageSize"/> bytes first if shorter.</summary>
+    /// <param name="file">The data file, which this instance then owns.</param>
+    /// <param name="pageSize">Bytes per page.</param>
+    /// <param name="pageCount">Pages the file must hold at least.</param>
+    /// <param name="readAhead">Let the OS read ahead of page faults in the mappings (see <see cref="IMappedView.AdviseRandomAccess"/>).</param>
+    public DataFile(IStorageFile file, int pageSize, long pageCount, bool readAhead = false)
     {
         _file = file;
         PageSize = pageSize;
+        _readAhead = readAhead;
         if (file.Length < pageCount * pageSize) file.SetLength(pageCount * pageSize);
-        _view = file.Map(file.Length);
+        _view = Map(file.Length);
+    }
+
+    private IMappedView Map(long length)
+    {
+        var view = _file.Map(length);
+        if (!_readAhead) view.AdviseRandomAccess();
+        return view;
     }
 
     public int PageSize { get; }
@@ -63,7 +77,7 @@ internal sealed unsafe class DataFile : IDisposable
             grown = (grown + (1 << 20) - 1) & ~((1L << 20) - 1);
             _file.SetLength(grown);
         }
-        var fresh = _file.Map(_file.Length);
+        var fresh = Map(_file.Length);
         lock (_viewLock)
         {
             _retired.Add((transactionId, _view));
@@ -107,7 +121,7 @@ internal sealed unsafe class DataFile : IDisposable
             DisposeReplaced();
             _view.Dispose();
             if (_file.Length > pageCount * PageSize) _file.SetLength(pageCount * PageSize);
-            _view = _file.Map(Math.Max(_file.Length, PageSize));
+            _view = Map(Math.Max(_file.Length, PageSize));
         }
     }
 

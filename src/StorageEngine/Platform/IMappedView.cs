@@ -14,4 +14,11 @@ internal unsafe interface IMappedView : IDisposable
     /// are fine) until disposed. A file mapping does nothing; an in-memory file stops copying writes into it.
     /// </summary>
     void Retire();
+
+    /// <summary>
+    /// Asks the OS to read nothing ahead of a page fault in this view: readers of a B+tree jump around the file, and
+    /// on data larger than memory the neighbours read ahead push out pages that are wanted. Best effort: nothing
+    /// happens where the OS has no such advice (Windows) or for an in-memory file.
+    /// </summary>
+    void AdviseRandomAccess();
 }

@@ -4,7 +4,7 @@ namespace StorageEngine.Platform;
 
 /// <summary>
 /// What the libc of Linux and of macOS share, declared once for <see cref="LinuxNative"/> and
-/// <see cref="DarwinNative"/>: the calls whose signature and ABI are the same on both (close, fsync), the errno
+/// <see cref="DarwinNative"/>: the calls whose signature and ABI are the same on both (close, fsync, madvise), the errno
 /// values that are the same on both, and the exception for a failed call. What differs stays in the class of each
 /// OS: open and fcntl are variadic (Apple's ARM64 ABI passes variadic arguments on the stack, so macOS declares
 /// them without the optional argument), the O_ flags and the other errno values have other numbers, and the rest
@@ -33,6 +33,15 @@ internal static partial class Libc
             _ => new IOException(message, errno),
         };
     }
+
+    /// <summary>MADV_RANDOM, 1 on both: expect page references in random order, so read nothing ahead of a fault.</summary>
+    internal const int MadvRandom = 1;
+
+    /// <summary>MADV_DONTNEED, 4 on both.</summary>
+    internal const int MadvDontNeed = 4;
+
+    [LibraryImport("libc", EntryPoint = "madvise", SetLastError = true)]
+    internal static unsafe partial int MAdvise(byte* address, nuint length, int advice);
 
     [LibraryImport("libc", EntryPoint = "close", SetLastError = true)]
     internal static partial int Close(int fd);

@@ -25,6 +25,12 @@ internal sealed unsafe class MemoryMappedView : IMappedView
     public long Length { get; }
 
     /// <inheritdoc />
+    /// <remarks>Memory reads ahead of nothing.</remarks>
+    public void AdviseRandomAccess()
+    {
+    }
+
+    /// <inheritdoc />
     /// <remarks>Swaps the view's reference for a pin: the file stops copying writes into an outgrown buffer, which stays allocated.</remarks>
     public void Retire()
     {

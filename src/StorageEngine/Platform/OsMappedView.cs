@@ -48,6 +48,15 @@ internal sealed unsafe class OsMappedView : IMappedView
         if (((long)Pointer & (osPage - 1)) == 0 && length > 0) LinuxNative.ReleaseMappedPages(Pointer, length);
     }
 
+    /// <inheritdoc />
+    public void AdviseRandomAccess()
+    {
+        if (!(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()) || _accessor is null || Volatile.Read(ref _disposed) != 0) return;
+        long osPage = Environment.SystemPageSize;
+        long length = Length & ~(osPage - 1);
+        if (((long)Pointer & (osPage - 1)) == 0 && length > 0) _ = Libc.MAdvise(Pointer, (nuint)length, Libc.MadvRandom);
+    }
+
     /// <summary>A view of zero bytes, which the OS cannot map.</summary>
     public static OsMappedView Empty() => new();
 

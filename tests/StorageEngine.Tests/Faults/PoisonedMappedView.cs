@@ -23,6 +23,11 @@ internal sealed unsafe class PoisonedMappedView : IMappedView
 
     public long Length { get; }
 
+    /// <summary>Private memory reads ahead of nothing.</summary>
+    public void AdviseRandomAccess()
+    {
+    }
+
     /// <summary>A private copy follows no writes anyway.</summary>
     public void Retire()
     {
