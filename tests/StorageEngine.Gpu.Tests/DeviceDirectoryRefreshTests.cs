@@ -1,3 +1,5 @@
+using StorageEngine.Tests.Batch;
+
 namespace StorageEngine.Gpu.Tests;
 
 /// <summary>
@@ -38,22 +40,11 @@ public sealed class DeviceDirectoryRefreshTests(CpuAcceleratorFixture fixture) :
         Assert.Equal(BatchRoute.Device, Backend.LastLookupRoute);
         var cpu = new BatchLookupResults();
         tree.GetMany(keys, cpu);
-        AssertSame(cpu, device);
+        BatchResultsAssert.Same(cpu, device);
         var rebuilt = tree.GetLeafDirectory();
         Assert.Equal(rebuilt.Prefixes.ToArray(), Device.ReadBack());
         Assert.Equal(tx.SnapshotId, Device.Directory!.SnapshotId);
         return rebuilt.LeafCount;
-    }
-
-    private static void AssertSame(BatchLookupResults expected, BatchLookupResults actual)
-    {
-        Assert.Equal(expected.Count, actual.Count);
-        Assert.Equal(expected.FoundCount, actual.FoundCount);
-        for (int i = 0; i < expected.Count; i++)
-        {
-            Assert.Equal(expected.TryGetValue(i, out var e), actual.TryGetValue(i, out var a));
-            Assert.True(e.SequenceEqual(a), $"value {i}");
-        }
     }
 
     [Fact]
@@ -145,7 +136,7 @@ public sealed class DeviceDirectoryRefreshTests(CpuAcceleratorFixture fixture) :
             Assert.Equal(tx.SnapshotId, Device.Directory!.SnapshotId);
             var cpu = new BatchLookupResults();
             tree.GetMany(keys, cpu);
-            AssertSame(cpu, device);
+            BatchResultsAssert.Same(cpu, device);
         }
     }
 }

@@ -1,3 +1,5 @@
+using StorageEngine.Tests.Batch;
+
 namespace StorageEngine.Gpu.Tests;
 
 /// <summary>
@@ -25,17 +27,6 @@ public sealed class DeviceLookupTests(CpuAcceleratorFixture fixture) : IDisposab
         return Enumerable.Range(0, count).Select(_ => random.NextInt64(-10, 2 * range + 10)).ToArray();
     }
 
-    private static void AssertSame(BatchLookupResults expected, BatchLookupResults actual)
-    {
-        Assert.Equal(expected.Count, actual.Count);
-        Assert.Equal(expected.FoundCount, actual.FoundCount);
-        for (int i = 0; i < expected.Count; i++)
-        {
-            Assert.Equal(expected.TryGetValue(i, out var e), actual.TryGetValue(i, out var a));
-            Assert.True(e.SequenceEqual(a), $"value {i}");
-        }
-    }
-
     [Fact]
     public void Device_lookups_of_64K_keys_match_the_CPU_batch_path()
     {
@@ -51,7 +42,7 @@ public sealed class DeviceLookupTests(CpuAcceleratorFixture fixture) : IDisposab
 
         Assert.Equal(BatchRoute.Device, fixture.Backend.LastLookupRoute);
         Assert.True(cpu.FoundCount > keys.Length / 3);
-        AssertSame(cpu, device);
+        BatchResultsAssert.Same(cpu, device);
     }
 
     [Fact]
@@ -71,7 +62,7 @@ public sealed class DeviceLookupTests(CpuAcceleratorFixture fixture) : IDisposab
         tree.GetMany(keys, cpu);
 
         Assert.Equal(BatchRoute.Device, fixture.Backend.LastLookupRoute);
-        AssertSame(cpu, device);
+        BatchResultsAssert.Same(cpu, device);
         Assert.True(device.FoundCount > before.FoundCount);
     }
 
@@ -88,7 +79,7 @@ public sealed class DeviceLookupTests(CpuAcceleratorFixture fixture) : IDisposab
         fixture.Backend.GetMany(tree, keys, device);
         var cpu = new BatchLookupResults();
         tree.GetMany(keys, cpu);
-        AssertSame(cpu, device);
+        BatchResultsAssert.Same(cpu, device);
     }
 
     [Fact]

@@ -280,6 +280,11 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// The name of the tree whose entry in the tree of names is marked <see cref="TreeFlags.HeaderInState"/>, found
+    /// by walking the tree of names: once a session, when a tree is about to take the hot tree's place and no
+    /// transaction of this session has opened the hot tree.
+    /// </summary>
     private string? FindHotTreeName()
     {
         if (RootTree is not { } names) return null;

@@ -51,8 +51,6 @@ internal static partial class LinuxNative
         public int Pid;
     }
 
-    /// <summary>madvise(MADV_DONTNEED).</summary>
-
     /// <summary>
     /// Opens <paramref name="path"/> with O_DIRECT|O_DSYNC, creating it 0600. Returns null when the file system
     /// refuses O_DIRECT (EINVAL, or an architecture whose flag value we do not know), so the caller can fall
@@ -314,13 +312,13 @@ internal static partial class LinuxNative
     /// resident set) but not the page cache, dirty ones stay dirty and are written back as usual, and a later
     /// access maps them in again from the file. Best effort: a failure changes nothing that matters.
     /// </summary>
-    public static unsafe void ReleaseMappedPages(byte* address, long length) => _ = Libc.MAdvise(address, (nuint)length, Libc.MadvDontNeed);
+    public static unsafe void ReleaseMappedPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
 
     /// <summary>
     /// madvise(MADV_DONTNEED) over private anonymous memory (a parked page buffer): its physical pages are given
     /// back, the range stays mapped, and a later read finds zeros. Best effort: on failure the memory stays resident.
     /// </summary>
-    public static unsafe void DiscardPages(byte* address, long length) => _ = Libc.MAdvise(address, (nuint)length, Libc.MadvDontNeed);
+    public static unsafe void DiscardPages(byte* address, long length) => _ = MAdvise(address, (nuint)length, MadvDontNeed);
 
     /// <summary>O_DIRECT is one of the few flags whose value differs between Linux architectures.</summary>
     private static int? DirectFlag() => RuntimeInformation.ProcessArchitecture switch
@@ -351,5 +349,4 @@ internal static partial class LinuxNative
 
     [LibraryImport("libc", EntryPoint = "fallocate", SetLastError = true)]
     private static partial int FAllocate(int fd, int mode, long offset, long length);
-
 }

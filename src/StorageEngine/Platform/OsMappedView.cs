@@ -41,20 +41,25 @@ internal sealed unsafe class OsMappedView : IMappedView
     /// </remarks>
     public void Retire()
     {
-        if (!OperatingSystem.IsLinux() || _accessor is null || Volatile.Read(ref _disposed) != 0) return;
-        // The view starts at file offset 0, so Pointer is page-aligned; madvise takes whole pages.
-        long osPage = Environment.SystemPageSize;
-        long length = Length & ~(osPage - 1);
-        if (((long)Pointer & (osPage - 1)) == 0 && length > 0) LinuxNative.ReleaseMappedPages(Pointer, length);
+        if (OperatingSystem.IsLinux() && WholePages() is > 0 and var length) LinuxNative.ReleaseMappedPages(Pointer, length);
     }
 
     /// <inheritdoc />
     public void AdviseRandomAccess()
     {
-        if (!(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()) || _accessor is null || Volatile.Read(ref _disposed) != 0) return;
+        if ((OperatingSystem.IsLinux() || OperatingSystem.IsMacOS()) && WholePages() is > 0 and var length)
+            _ = Libc.MAdvise(Pointer, (nuint)length, Libc.MadvRandom);
+    }
+
+    /// <summary>
+    /// The bytes of the view madvise can take, in whole OS pages from <see cref="Pointer"/> (page-aligned: the view
+    /// starts at file offset 0); 0 for an empty or disposed view.
+    /// </summary>
+    private long WholePages()
+    {
+        if (_accessor is null || Volatile.Read(ref _disposed) != 0) return 0;
         long osPage = Environment.SystemPageSize;
-        long length = Length & ~(osPage - 1);
-        if (((long)Pointer & (osPage - 1)) == 0 && length > 0) _ = Libc.MAdvise(Pointer, (nuint)length, Libc.MadvRandom);
+        return ((long)Pointer & (osPage - 1)) == 0 ? Length & ~(osPage - 1) : 0;
     }
 
     /// <summary>A view of zero bytes, which the OS cannot map.</summary>

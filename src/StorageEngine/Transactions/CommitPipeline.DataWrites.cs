@@ -173,7 +173,7 @@ internal sealed partial class CommitPipeline
                     i++;
                 }
                 _data.Write(first, gather);
-                for (int j = i - gather.Count; j < i; j++) _unwritten!.NoteWritten(entries[j].Value);
+                _unwritten!.NoteWritten(entries[(i - gather.Count)..i]);
             }
         }
         gather.Clear();

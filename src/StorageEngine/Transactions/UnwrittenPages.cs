@@ -269,16 +269,19 @@ internal sealed class UnwrittenPages
     }
 
     /// <summary>
-    /// After a collection wrote <paramref name="written"/> into the data file: remembered while another collection is
-    /// out, which may hold an older version of its pages (see <see cref="NewerVersionWritten"/>).
+    /// After a collection wrote <paramref name="written"/> (one gathered write) into the data file: remembered while
+    /// another collection is out, which may hold an older version of their pages (see <see cref="NewerVersionWritten"/>).
     /// </summary>
-    public void NoteWritten(Entry written)
+    public void NoteWritten(ReadOnlySpan<KeyValuePair<long, Entry>> written)
     {
         lock (_mutation)
         {
             if (_collections < 2) return;
-            var run = written.Run;
-            for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) Note(page, written.WrittenBy);
+            foreach (var (_, entry) in written)
+            {
+                var run = entry.Run;
+                for (long page = run.FirstPage; page < run.FirstPage + run.PageCount; page++) Note(page, entry.WrittenBy);
+            }
         }
     }
 

@@ -31,16 +31,6 @@ public sealed class LeafDirectoryTests : IDisposable
         }).ToArray();
     }
 
-    private static void AssertSame(BatchLookupResults expected, BatchLookupResults actual)
-    {
-        Assert.Equal(expected.FoundCount, actual.FoundCount);
-        for (int i = 0; i < expected.Count; i++)
-        {
-            Assert.Equal(expected.TryGetValue(i, out var e), actual.TryGetValue(i, out var a));
-            Assert.True(e.SequenceEqual(a), $"value {i}");
-        }
-    }
-
     [Fact]
     public void Integer_lookups_with_exact_wrong_and_out_of_range_hints_match_GetMany()
     {
@@ -60,7 +50,7 @@ public sealed class LeafDirectoryTests : IDisposable
         {
             var actual = new BatchLookupResults();
             tree.GetMany(keys, directory, hints, actual);
-            AssertSame(expected, actual);
+            BatchResultsAssert.Same(expected, actual);
         }
     }
 
@@ -85,7 +75,7 @@ public sealed class LeafDirectoryTests : IDisposable
         var hints = PrefixSearch(directory, keys.Select(k => Tree.BatchKeyPrefix(k.Span)));
         var actual = new BatchLookupResults();
         bytes.GetMany(keys, directory, hints, actual);
-        AssertSame(expected, actual);
+        BatchResultsAssert.Same(expected, actual);
     }
 
     [Fact]
@@ -112,7 +102,7 @@ public sealed class LeafDirectoryTests : IDisposable
             var actual = new BatchLookupResults { MaxParallelism = 3 };
             bytes.GetMany(keys, directory, hints, actual);
             Assert.Equal(keys.Length, actual.Count);
-            AssertSame(expected, actual);
+            BatchResultsAssert.Same(expected, actual);
         }
     }
 

@@ -62,7 +62,7 @@ public sealed class AnOlderCollectedPageVersionNeverOverwritesANewerOneTests
         var checkpoint = unwritten.Collect();
         var checkpointEntry = Assert.Single(checkpoint).Value;
         Assert.False(unwritten.NewerVersionWritten(checkpointEntry));
-        unwritten.NoteWritten(checkpointEntry);
+        unwritten.NoteWritten(checkpoint.AsSpan());
         unwritten.Remove(checkpoint);
         unwritten.EndCollect(checkpoint);
 
