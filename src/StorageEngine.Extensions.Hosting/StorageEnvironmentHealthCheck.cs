@@ -14,7 +14,7 @@ public sealed class StorageEnvironmentHealthCheck(StorageEnvironment environment
     public static readonly TimeSpan WriterWait = TimeSpan.FromSeconds(1);
 
     /// <inheritdoc />
-    public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
+    public async Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
     {
         var health = environment.GetHealth();
         var data = new Dictionary<string, object>
@@ -24,31 +24,39 @@ public sealed class StorageEnvironmentHealthCheck(StorageEnvironment environment
             ["readOnly"] = health.IsReadOnly,
             ["replica"] = health.IsReplica,
         };
-        if (!health.IsOpen) return Task.FromResult(HealthCheckResult.Unhealthy("The environment has been closed.", data: data));
+        if (!health.IsOpen) return HealthCheckResult.Unhealthy("The environment has been closed.", data: data);
         if (health.WriteFailure is { } failure)
         {
             data["writeFailure"] = failure;
-            return Task.FromResult(HealthCheckResult.Unhealthy($"The environment accepts no more writes: {failure}", data: data));
+            return HealthCheckResult.Unhealthy($"The environment accepts no more writes: {failure}", data: data);
         }
         if (health.IsReadOnly || health.IsReplica)
-            return Task.FromResult(HealthCheckResult.Healthy($"Open {(health.IsReadOnly ? "read-only" : "as a replica")}.", data));
+            return HealthCheckResult.Healthy($"Open {(health.IsReadOnly ? "read-only" : "as a replica")}.", data);
+        using var writerWait = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        writerWait.CancelAfter(WriterWait);
         try
         {
-            // Taking the writer and discarding the empty transaction proves a write could start now.
-            using var probe = environment.BeginWrite(WriterWait);
+            // Taking the writer and discarding the empty transaction proves a write could start now. The wait
+            // blocks no thread: a health endpoint polled while a long transaction runs must not pile up threads.
+            await using var probe = await environment.BeginWriteAsync(writerWait.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            return HealthCheckResult.Degraded(
+                $"A write transaction held the writer for longer than the check waits ({WriterWait.TotalSeconds:0.#} s).", data: data);
         }
         catch (TimeoutException e)
         {
-            return Task.FromResult(HealthCheckResult.Degraded(e.Message, data: data));
+            return HealthCheckResult.Degraded(e.Message, data: data);
         }
         catch (ObjectDisposedException)
         {
-            return Task.FromResult(HealthCheckResult.Unhealthy("The environment has been closed.", data: data));
+            return HealthCheckResult.Unhealthy("The environment has been closed.", data: data);
         }
         catch (StorageException e)
         {
-            return Task.FromResult(HealthCheckResult.Unhealthy(e.Message, e, data));
+            return HealthCheckResult.Unhealthy(e.Message, e, data);
         }
-        return Task.FromResult(HealthCheckResult.Healthy("Open and writable; the journal accepts writes.", data));
+        return HealthCheckResult.Healthy("Open and writable; the journal accepts writes.", data);
     }
 }

@@ -115,6 +115,32 @@ public sealed class HostedEnvironmentTests : IDisposable
     }
 
     [Fact]
+    public async Task The_health_check_waits_for_a_held_writer_without_blocking_its_caller()
+    {
+        using var env = StorageEnvironment.Open(DataPath);
+        var check = new StorageEnvironmentHealthCheck(env);
+        var context = new HealthCheckContext
+        {
+            Registration = new HealthCheckRegistration("storageengine", check, HealthStatus.Unhealthy, tags: null),
+        };
+
+        Task<HealthCheckResult> pending;
+        using (env.BeginWrite())
+        {
+            pending = check.CheckHealthAsync(context);
+            // The call came back while it waits for the writer: the wait holds no thread.
+            Assert.False(pending.IsCompleted);
+            var result = await pending;
+            Assert.Equal(HealthStatus.Degraded, result.Status);
+            Assert.Contains("held the writer", result.Description);
+        }
+
+        Assert.Equal(HealthStatus.Healthy, (await check.CheckHealthAsync(context)).Status);
+        // The writer the check took was given back: a write starts at once.
+        using var next = env.BeginWrite(TimeSpan.Zero);
+    }
+
+    [Fact]
     public async Task A_read_only_environment_is_healthy_without_taking_the_writer()
     {
         using (var env = StorageEnvironment.Open(DataPath)) { }
