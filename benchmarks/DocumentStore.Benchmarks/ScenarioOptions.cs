@@ -11,4 +11,7 @@ internal sealed record ScenarioOptions
     public int PageSize { get; init; } = 20;
     public int Pages { get; init; } = 3;
     public int Seed { get; init; } = 42;
+
+    /// <summary>Creations of empty databases, and reopens of the full one, whose median time is reported.</summary>
+    public int Opens { get; init; } = 21;
 }
