@@ -27,6 +27,14 @@ public sealed partial class StorageEnvironment : ICheckpointTarget
 
     void ICheckpointTarget.PrepareJournal() => PrepareJournal();
 
+    void ICheckpointTarget.ReleaseIdleMemory()
+    {
+        if (!IsDisposed) _commits.ReleaseIdleMemory(_readers);
+    }
+
+    /// <summary>Bytes of page buffers the writer's pool keeps ready, for tests.</summary>
+    internal long PooledReadyBytes => _pool.ReadyBytes;
+
     private readonly object _checkpointLock = new();
     // Orders a checkpoint's choice of snapshot against the writer's early release of young freed pages.
     private readonly object _reuseGate = new();

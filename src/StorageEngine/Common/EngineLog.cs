@@ -85,6 +85,10 @@ internal static partial class EngineLog
         Message = "A checkpoint run to reuse freed pages failed; the data file grows instead.")]
     public static partial void ReuseCheckpointFailed(this ILogger logger, Exception exception);
 
+    [LoggerMessage(EventId = 3004, EventName = "IdleMemoryReleaseFailed", Level = LogLevel.Warning,
+        Message = "Giving back the memory of idle page buffers failed; they stay allocated for the next commits.")]
+    public static partial void IdleMemoryReleaseFailed(this ILogger logger, Exception exception);
+
     [LoggerMessage(EventId = 4001, EventName = "JournalFilePreallocated", Level = LogLevel.Debug,
         Message = "Preallocated journal file {Path} ({Size} bytes).")]
     public static partial void JournalFilePreallocated(this ILogger logger, string path, long size);

@@ -103,6 +103,8 @@ internal sealed class Checkpointer : IDisposable
         long lastCheckpoint = System.Diagnostics.Stopwatch.GetTimestamp();
         var idleDelay = IdleDelay;
         bool failed = false;
+        // The last commit whose pause the idle writer's memory was given back after.
+        long releasedAfter = 0;
         while (!_stopping)
         {
             _signal.WaitOne(idleDelay < _interval ? idleDelay : _interval);
@@ -110,7 +112,11 @@ internal sealed class Checkpointer : IDisposable
             if (_spareWanted) PrepareJournal();
             bool signaled = Interlocked.Exchange(ref _checkpointWanted, 0) != 0;
             long bytes = Volatile.Read(ref _journalBytes);
-            if (bytes == Volatile.Read(ref _journalBytesAtCheckpoint)) continue;
+            if (bytes == Volatile.Read(ref _journalBytesAtCheckpoint))
+            {
+                if (!failed) ReleaseIdleMemory(idleDelay, ref releasedAfter);
+                continue;
+            }
             // After a failure only the interval retries, so that a broken disk is not logged every idle delay.
             bool idle = !failed && System.Diagnostics.Stopwatch.GetElapsedTime(Volatile.Read(ref _lastCommit)) >= idleDelay;
             if (!signaled && !idle && System.Diagnostics.Stopwatch.GetElapsedTime(lastCheckpoint) < _interval) continue;
@@ -127,6 +133,7 @@ internal sealed class Checkpointer : IDisposable
                 if (!Due()) Volatile.Write(ref _checkpointWanted, 0);
                 failed = false;
                 if (_spareFailed) PrepareJournal();
+                ReleaseIdleMemory(idleDelay, ref releasedAfter);
             }
             catch (Exception e)
             {
@@ -142,6 +149,26 @@ internal sealed class Checkpointer : IDisposable
         Volatile.Read(ref _journalBytes) - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold
         || Volatile.Read(ref _freedBytes) >= _threshold
         || _target.UnwrittenBytes >= _threshold;
+
+    /// <summary>
+    /// Once per pause of the commits (none for <paramref name="idleDelay"/>), after the checkpoint that wrote what
+    /// they left: the memory of the writer's idle buffers goes back (see <see cref="ICheckpointTarget.ReleaseIdleMemory"/>).
+    /// </summary>
+    private void ReleaseIdleMemory(TimeSpan idleDelay, ref long releasedAfter)
+    {
+        long lastCommit = Volatile.Read(ref _lastCommit);
+        if (lastCommit == releasedAfter || System.Diagnostics.Stopwatch.GetElapsedTime(lastCommit) < idleDelay) return;
+        releasedAfter = lastCommit;
+        try
+        {
+            _target.ReleaseIdleMemory();
+        }
+        catch (Exception e)
+        {
+            // Nothing is lost: the buffers stay in the pool. This thread must outlive any such failure.
+            _logger.IdleMemoryReleaseFailed(e);
+        }
+    }
 
     private void PrepareJournal()
     {

@@ -124,6 +124,42 @@ internal sealed partial class CommitPipeline
         _unwritten?.ReleaseAll(_pool);
     }
 
+    /// <summary>Page buffers kept ready once commits pause (see <see cref="ReleaseIdleMemory"/>): enough to start the next burst without page faults.</summary>
+    public const long IdleReadyBytes = 4L << 20;
+
+    /// <summary>Buffers parked per hold of the write lock: a writer that arrives meanwhile waits for at most this many madvise calls.</summary>
+    private const int IdleParkBatch = 1024;
+
+    /// <summary>
+    /// Once commits have paused and a checkpoint has written what they left in memory: hands the pages no reader
+    /// needs back to the pool, and gives the pool's memory beyond <see cref="IdleReadyBytes"/> back to the OS, so
+    /// that an idle environment does not hold a burst's worth of buffers (up to four checkpoint thresholds) that
+    /// the page cache, and so the reads of a data set near the memory limit, could use. A little at a time, and
+    /// only while no writer holds or wants the write lock: a writer never waits for more than one batch.
+    /// </summary>
+    public void ReleaseIdleMemory(ReaderTable readers)
+    {
+        bool more = true;
+        for (bool first = true; more; first = false)
+        {
+            if (!_writeLock.Wait(0)) return;
+            try
+            {
+                if (first)
+                {
+                    Pending.ReleaseCompleted(_pool);
+                    _unwritten?.ReleaseRetired(readers, Pending.OldestTransactionId, _pool);
+                }
+                more = _pool.ParkIdle(IdleReadyBytes, IdleParkBatch);
+            }
+            finally
+            {
+                _writeLock.Release();
+            }
+            if (Volatile.Read(ref _writersInFlight) > 0) return;
+        }
+    }
+
     /// <summary>Frees the buffers of completed commits now if no writer runs, rather than hold them until the next one.</summary>
     private void ReleaseCompletedIfIdle()
     {

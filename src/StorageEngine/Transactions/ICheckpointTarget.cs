@@ -11,4 +11,7 @@ internal interface ICheckpointTarget
 
     /// <summary>Keeps a spare journal file ready for the next switch.</summary>
     void PrepareJournal();
+
+    /// <summary>After a checkpoint run because commits paused: gives back the memory the idle writer's buffers hold.</summary>
+    void ReleaseIdleMemory();
 }

@@ -122,6 +122,41 @@ internal sealed class PageBufferPool : IDisposable
             while (_free[pages].TryPop(out var buffer)) Park(buffer);
     }
 
+    /// <summary>Bytes held by buffers kept ready (not parked), for tests.</summary>
+    internal long ReadyBytes
+    {
+        get
+        {
+            long bytes = 0;
+            for (int pages = 1; pages <= MaxPooledRunPages; pages++) bytes += (long)_free[pages].Count * pages * _pageSize;
+            return bytes;
+        }
+    }
+
+    /// <summary>
+    /// Parks up to <paramref name="maxBuffers"/> of the buffers kept ready beyond <paramref name="keepBytes"/>,
+    /// longest runs first: once commits have paused, the memory a burst of them left in the pool goes back to the
+    /// OS (on Linux) for the page cache to use. Returns true when buffers beyond the floor remain ready.
+    /// </summary>
+    public bool ParkIdle(long keepBytes, int maxBuffers)
+    {
+        long ready = ReadyBytes;
+        for (int pages = MaxPooledRunPages; pages >= 1 && ready > keepBytes; pages--)
+        {
+            while (ready > keepBytes && _free[pages].TryPop(out var buffer))
+            {
+                if (maxBuffers-- == 0)
+                {
+                    _free[pages].Push(buffer);
+                    return true;
+                }
+                Park(buffer);
+                ready -= (long)pages * _pageSize;
+            }
+        }
+        return false;
+    }
+
     /// <summary>The capacity, in pages, of a buffer for a run of <paramref name="pageCount"/> pages.</summary>
     private int CapacityPages(int pageCount)
     {
