@@ -42,7 +42,7 @@ internal static class LargerThanMemoryWorkload
         start.ArgumentList.Add(runner);
         if (Path.GetFileNameWithoutExtension(runner) == "dotnet")
             start.ArgumentList.Add(System.Reflection.Assembly.GetEntryAssembly()!.Location);
-        foreach (var arg in ChildArguments(options, engine, group, resultFile)) start.ArgumentList.Add(arg);
+        foreach (var arg in ChildArguments(options, engine.Name, group.Directory, resultFile)) start.ArgumentList.Add(arg);
 
         using var child = Process.Start(start) ?? throw new InvalidOperationException("The W7 child process did not start.");
         double seconds = context.Sizes.W7PhaseSeconds;
@@ -86,13 +86,18 @@ internal static class LargerThanMemoryWorkload
         }
     }
 
-    private static List<string> ChildArguments(RunnerOptions options, PeerEngine engine, MemoryCgroup group, string resultFile)
+    /// <summary>
+    /// The command line of the child process that measures <paramref name="engine"/> inside the cgroup
+    /// <paramref name="cgroupDirectory"/> and writes its results to <paramref name="resultFile"/>: the hidden
+    /// <c>--w7-*</c> options, and the options of <paramref name="options"/> that the child's run depends on.
+    /// </summary>
+    internal static List<string> ChildArguments(RunnerOptions options, string engine, string cgroupDirectory, string resultFile)
     {
         var invariant = CultureInfo.InvariantCulture;
         var args = new List<string>
         {
-            "--w7-child", engine.Name,
-            "--w7-cgroup", group.Directory,
+            "--w7-child", engine,
+            "--w7-cgroup", cgroupDirectory,
             "--w7-result", resultFile,
             "--memory-limit", options.MemoryLimit!.Value.ToString(invariant),
             "--out", options.OutputDirectory,

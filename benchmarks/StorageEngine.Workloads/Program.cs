@@ -2,22 +2,8 @@ using System.Text;
 using StorageEngine.Peers;
 using StorageEngine.Workloads;
 
-RunnerOptions options;
-try
-{
-    options = RunnerOptions.Parse(args);
-}
-catch (Exception e) when (e is ArgumentException or FormatException)
-{
-    Console.Error.WriteLine(e.Message);
-    Console.Error.WriteLine(RunnerOptions.Usage);
-    return 2;
-}
-if (options.Help)
-{
-    Console.WriteLine(RunnerOptions.Usage);
-    return 0;
-}
+// --help, or a command line with errors: the help or the errors are printed, and the runner stops.
+if (RunnerCommandLine.Read(args, Console.Out, Console.Error, out int exitCode) is not { } options) return exitCode;
 if (options.ChildEngine is not null)
 {
     // A W7 child process, started by this runner inside a memory cgroup: it measures one engine and writes its

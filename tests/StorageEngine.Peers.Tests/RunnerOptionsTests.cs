@@ -3,8 +3,8 @@ using StorageEngine.Workloads;
 namespace StorageEngine.Peers.Tests;
 
 /// <summary>
-/// The workload runner's command line for W6 and W7: W7 runs only when asked for and only with a memory limit,
-/// whose sizes read as binary multiples.
+/// The workload runner's options for W6 and W7: W7's memory limit reads as binary multiples, and W6's sizes are
+/// whole batches. The command line that sets them is tested in <see cref="RunnerCommandLineTests"/>.
 /// </summary>
 public sealed class RunnerOptionsTests
 {
@@ -28,28 +28,6 @@ public sealed class RunnerOptionsTests
     [InlineData("12 parsecs")]
     public void NonSizesAreRefused(string text) =>
         Assert.Throws<FormatException>(() => RunnerOptions.ParseSize(text));
-
-    [Fact]
-    public void DefaultWorkloadsAreW1ToW6()
-    {
-        var options = RunnerOptions.Parse([]);
-        Assert.Equal(["W1", "W2", "W3", "W4", "W5", "W6"], options.Workloads);
-        Assert.Null(options.MemoryLimit);
-    }
-
-    [Fact]
-    public void W7NeedsAMemoryLimit()
-    {
-        var e = Assert.Throws<ArgumentException>(() => RunnerOptions.Parse(["--workloads", "W7"]));
-        Assert.Contains("--memory-limit", e.Message, StringComparison.Ordinal);
-        var options = RunnerOptions.Parse(["--workloads", "w6,w7", "--memory-limit", "256M"]);
-        Assert.Equal(["W6", "W7"], options.Workloads);
-        Assert.Equal(256L << 20, options.MemoryLimit);
-    }
-
-    [Fact]
-    public void UnknownWorkloadsAreRefused() =>
-        Assert.Throws<ArgumentException>(() => RunnerOptions.Parse(["--workloads", "W8"]));
 
     [Fact]
     public void SweepItemsAreWholeBatchesOfTheByteBudgetOrTheFloor()
