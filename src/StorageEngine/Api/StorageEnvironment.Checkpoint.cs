@@ -27,13 +27,16 @@ public sealed partial class StorageEnvironment : ICheckpointTarget
 
     void ICheckpointTarget.PrepareJournal() => PrepareJournal();
 
-    void ICheckpointTarget.ReleaseIdleMemory()
-    {
-        if (!IsDisposed) _commits.ReleaseIdleMemory(_readers);
-    }
+    bool ICheckpointTarget.ReleaseIdleMemory() => !IsDisposed && _commits.ReleaseIdleMemory(_readers, IdleReaderWait);
+
+    /// <summary>How long the checkpointer waits, after commits paused, for the readers of retired pages to end.</summary>
+    private static readonly TimeSpan IdleReaderWait = TimeSpan.FromMilliseconds(50);
 
     /// <summary>Bytes of page buffers the writer's pool keeps ready, for tests.</summary>
     internal long PooledReadyBytes => _pool.ReadyBytes;
+
+    /// <summary>Bytes of the buffers of pages a checkpoint wrote that are not yet freed (readers may hold them), for tests.</summary>
+    internal long RetiredPageBytes => _commits.RetiredBytes;
 
     private readonly object _checkpointLock = new();
     // Orders a checkpoint's choice of snapshot against the writer's early release of young freed pages.

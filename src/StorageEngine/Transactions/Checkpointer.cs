@@ -158,14 +158,14 @@ internal sealed class Checkpointer : IDisposable
     {
         long lastCommit = Volatile.Read(ref _lastCommit);
         if (lastCommit == releasedAfter || System.Diagnostics.Stopwatch.GetElapsedTime(lastCommit) < idleDelay) return;
-        releasedAfter = lastCommit;
         try
         {
-            _target.ReleaseIdleMemory();
+            if (_target.ReleaseIdleMemory()) releasedAfter = lastCommit;
         }
         catch (Exception e)
         {
             // Nothing is lost: the buffers stay in the pool. This thread must outlive any such failure.
+            releasedAfter = lastCommit;
             _logger.IdleMemoryReleaseFailed(e);
         }
     }

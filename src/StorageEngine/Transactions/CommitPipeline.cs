@@ -124,6 +124,9 @@ internal sealed partial class CommitPipeline
         _unwritten?.ReleaseAll(_pool);
     }
 
+    /// <summary>Bytes of the buffers of pages retired from memory and not yet freed, for tests.</summary>
+    internal long RetiredBytes => _unwritten?.RetiredBytes ?? 0;
+
     /// <summary>Page buffers kept ready once commits pause (see <see cref="ReleaseIdleMemory"/>): enough to start the next burst without page faults.</summary>
     public const long IdleReadyBytes = 4L << 20;
 
@@ -131,32 +134,47 @@ internal sealed partial class CommitPipeline
     private const int IdleParkBatch = 1024;
 
     /// <summary>
-    /// Once commits have paused and a checkpoint has written what they left in memory: hands the pages no reader
-    /// needs back to the pool, and gives the pool's memory beyond <see cref="IdleReadyBytes"/> back to the OS, so
-    /// that an idle environment does not hold a burst's worth of buffers (up to four checkpoint thresholds) that
-    /// the page cache, and so the reads of a data set near the memory limit, could use. A little at a time, and
-    /// only while no writer holds or wants the write lock: a writer never waits for more than one batch.
+    /// Once commits have paused and a checkpoint has written what they left in memory: frees the buffers of the
+    /// pages no reader can reach any more, and gives the pool's memory beyond <see cref="IdleReadyBytes"/> back to
+    /// the OS, so that an idle environment does not hold a burst's worth of buffers (a checkpoint's pages, and up to
+    /// four checkpoint thresholds kept ready) that the page cache, and so reads of a data set near the memory
+    /// limit, could use. Readers registered before the checkpoint retired its pages may still read them: they are
+    /// waited for, up to <paramref name="readerWait"/> (see <see cref="UnwrittenPages.StartGrace"/>). Works only
+    /// while no writer holds or wants the write lock, a batch of buffers per hold, so a writer waits for one batch
+    /// at most. Returns true when it is done: nothing is left to free, and the pool is down to its floor.
     /// </summary>
-    public void ReleaseIdleMemory(ReaderTable readers)
+    public bool ReleaseIdleMemory(ReaderTable readers, TimeSpan readerWait)
     {
-        bool more = true;
-        for (bool first = true; more; first = false)
+        bool graceUnderWay;
+        if (!_writeLock.Wait(0)) return false;
+        try
         {
-            if (!_writeLock.Wait(0)) return;
+            Pending.ReleaseCompleted(_pool);
+            // A commit still completing may retire entries at a snapshot newer than new readers take: next time.
+            if (!Pending.IsEmpty) return false;
+            _unwritten?.ReleaseRetired(readers, Pending.OldestTransactionId, _pool);
+            graceUnderWay = _unwritten?.StartGrace(readers) ?? false;
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+        // Still under way after the wait: a long reader; what it may read stays for a later call.
+        if (graceUnderWay) graceUnderWay = !SpinWait.SpinUntil(() => _unwritten!.GraceEnded(readers), readerWait);
+        for (bool first = true; ; first = false)
+        {
+            if (Volatile.Read(ref _writersInFlight) > 0 || !_writeLock.Wait(0)) return false;
+            bool more;
             try
             {
-                if (first)
-                {
-                    Pending.ReleaseCompleted(_pool);
-                    _unwritten?.ReleaseRetired(readers, Pending.OldestTransactionId, _pool);
-                }
+                if (first && !graceUnderWay) _unwritten?.ReleaseRetired(readers, Pending.OldestTransactionId, _pool);
                 more = _pool.ParkIdle(IdleReadyBytes, IdleParkBatch);
             }
             finally
             {
                 _writeLock.Release();
             }
-            if (Volatile.Read(ref _writersInFlight) > 0) return;
+            if (!more) return !graceUnderWay;
         }
     }
 

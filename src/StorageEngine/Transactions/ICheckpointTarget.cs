@@ -12,6 +12,9 @@ internal interface ICheckpointTarget
     /// <summary>Keeps a spare journal file ready for the next switch.</summary>
     void PrepareJournal();
 
-    /// <summary>After a checkpoint run because commits paused: gives back the memory the idle writer's buffers hold.</summary>
-    void ReleaseIdleMemory();
+    /// <summary>
+    /// After a checkpoint run because commits paused: gives back the memory the idle writer's buffers hold. False
+    /// when some is left (readers of retired pages still open, a writer arrived): the next pause check tries again.
+    /// </summary>
+    bool ReleaseIdleMemory();
 }

@@ -14,6 +14,10 @@ internal sealed class ReaderTable
     {
         // Snapshot transaction id + 1, so that 0 can mean a free slot.
         [FieldOffset(0)] public long Value;
+
+        // How many readers have claimed this slot: tells a reader registered now from one registered earlier at
+        // the same snapshot (see TakeRegistrations). Written only by the reader that holds the slot.
+        [FieldOffset(8)] public long Registrations;
     }
 
     private readonly Slot[] _slots;
@@ -40,7 +44,12 @@ internal sealed class ReaderTable
             // Raised before the slot is claimed (both full fences): a scan that stops short of this slot read
             // the bound first, so the reader's check of the current snapshot sees whatever that writer published.
             if (i >= Volatile.Read(ref _inUse)) RaiseInUse(i + 1);
-            if (Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0) return i;
+            if (Interlocked.CompareExchange(ref _slots[i].Value, transactionId + 1, 0) == 0)
+            {
+                // A full fence before the reader reads any page: see TakeRegistrations.
+                Interlocked.Increment(ref _slots[i].Registrations);
+                return i;
+            }
         }
         throw new InvalidOperationException(
             $"Too many read transactions are open at once (the limit is {_slots.Length}); dispose finished ones or raise StorageEnvironmentOptions.MaxReaders.");
@@ -62,6 +71,35 @@ internal sealed class ReaderTable
             if (value > 0 && value - 1 < oldest) oldest = value - 1;
         }
         return oldest;
+    }
+
+    /// <summary>
+    /// The readers registered now, each as its slot and that slot's registration count: what
+    /// <see cref="HaveEnded"/> later checks. A reader whose count was read before its own increment counts as
+    /// ended once it increments, which is safe for what this is for: that reader reads pages only after the
+    /// increment (a full fence), and the caller made whatever it guards unreachable before this call (whose first
+    /// step is a full fence), so such a reader can no longer reach it.
+    /// </summary>
+    public (int Slot, long Registration)[] TakeRegistrations()
+    {
+        Interlocked.MemoryBarrier();
+        var taken = new List<(int, long)>();
+        int inUse = Volatile.Read(ref _inUse);
+        for (int i = 0; i < inUse; i++)
+        {
+            if (Volatile.Read(ref _slots[i].Value) != 0) taken.Add((i, Volatile.Read(ref _slots[i].Registrations)));
+        }
+        return taken.ToArray();
+    }
+
+    /// <summary>True once every reader <see cref="TakeRegistrations"/> saw has ended (its slot freed or claimed again since).</summary>
+    public bool HaveEnded((int Slot, long Registration)[] taken)
+    {
+        foreach (var (slot, registration) in taken)
+        {
+            if (Volatile.Read(ref _slots[slot].Value) != 0 && Volatile.Read(ref _slots[slot].Registrations) == registration) return false;
+        }
+        return true;
     }
 
     /// <summary>Number of registered readers (a full fence first, so that a closing environment sees every reader).</summary>

@@ -42,6 +42,10 @@ internal sealed class UnwrittenPages
     private int _count;
     private long _bytes;
     private readonly Func<long> _newestSnapshot;
+    // Entries retired so far (the last RetireNumber given), and the grace period under way, if any: the entries
+    // retired up to UpTo, and the readers registered when it began (see StartGrace). Guarded by _mutation.
+    private long _retireCount;
+    private (long UpTo, (int Slot, long Registration)[] Readers)? _grace;
 
     /// <param name="newestSnapshot">The newest snapshot a reader may take now: what a removed buffer is retired at.</param>
     public UnwrittenPages(Func<long> newestSnapshot) => _newestSnapshot = newestSnapshot;
@@ -69,6 +73,9 @@ internal sealed class UnwrittenPages
         /// freed while any is. Guarded by the mutation lock.
         /// </summary>
         public int Collections;
+
+        /// <summary>The order in which it was retired (1 for the first), for a grace period's bound (see <see cref="StartGrace"/>).</summary>
+        public long RetireNumber;
     }
 
     private Entry NewEntry(CommittedRun run, long writtenBy)
@@ -354,12 +361,18 @@ internal sealed class UnwrittenPages
             // was taken is seen here. Read before the lock, it could miss a reader that found an entry which a
             // checkpoint then removed and stamped.
             long oldestReader = readers.Oldest();
+            long graceUpTo = 0;
+            if (_grace is { } grace && readers.HaveEnded(grace.Readers))
+            {
+                graceUpTo = grace.UpTo;
+                _grace = null;
+            }
             int kept = 0;
             for (int i = 0; i < _retired.Count; i++)
             {
                 var (retiredAt, entry) = _retired[i];
                 if (entry.Collections > 0) _retiredCollected.Add(_retired[i]);
-                else if (retiredAt < oldestReader && entry.WrittenBy < oldestPending)
+                else if ((retiredAt < oldestReader || entry.RetireNumber <= graceUpTo) && entry.WrittenBy < oldestPending)
                 {
                     entry.Run.Release(pool);
                     entry.Run = default;
@@ -369,6 +382,47 @@ internal sealed class UnwrittenPages
             }
             _retired.RemoveRange(kept, _retired.Count - kept);
         }
+    }
+
+    /// <summary>
+    /// Starts a grace period for the entries retired so far, unless one is under way: once every reader registered
+    /// now has ended, <see cref="ReleaseRetired"/> frees them whatever the snapshots of the readers then. Without
+    /// it an entry waits for every reader to hold a newer snapshot than its stamp, which takes a commit: readers
+    /// that keep coming while no commit does (a read phase after a burst of writes) kept a checkpoint's worth of
+    /// buffers for as long. A reader registered after this call cannot reach these entries: they left the map
+    /// before it, and every reader registers before it reads a page (see <see cref="ReaderTable.TakeRegistrations"/>).
+    /// Only the idle writer path calls it, holding the write lock with no commit in flight, so no commit retires an
+    /// entry with a stamp newer than the snapshots new readers take.
+    /// </summary>
+    /// <returns>True when a grace period is under way (there is something retired to free).</returns>
+    public bool StartGrace(ReaderTable readers)
+    {
+        lock (_mutation)
+        {
+            if (_grace is null && _retired.Count + _retiredCollected.Count > 0) _grace = (_retireCount, readers.TakeRegistrations());
+            return _grace is not null;
+        }
+    }
+
+    /// <summary>Bytes of the buffers of retired entries not yet freed, for tests.</summary>
+    internal long RetiredBytes
+    {
+        get
+        {
+            lock (_mutation)
+            {
+                long bytes = 0;
+                foreach (var (_, entry) in _retired) bytes += entry.Run.Buffer.Length;
+                foreach (var (_, entry) in _retiredCollected) bytes += entry.Run.Buffer.Length;
+                return bytes;
+            }
+        }
+    }
+
+    /// <summary>True when the grace period under way (see <see cref="StartGrace"/>) has ended, or none is.</summary>
+    public bool GraceEnded(ReaderTable readers)
+    {
+        lock (_mutation) return _grace is not { } grace || readers.HaveEnded(grace.Readers);
     }
 
     /// <summary>Frees every buffer, held or retired (on close, when nothing reads any more).</summary>
@@ -383,6 +437,7 @@ internal sealed class UnwrittenPages
             foreach (var (_, entry) in _retiredCollected) entry.Run.Release(pool);
             _spareEntries.Clear();
             _retired.Clear();
+            _grace = null;
             _retiredCollected.Clear();
             _count = 0;
             _bytes = 0;
@@ -391,6 +446,7 @@ internal sealed class UnwrittenPages
 
     private void Retire(Entry entry, long publishedId, bool counted = false)
     {
+        entry.RetireNumber = ++_retireCount;
         _retired.Add((publishedId, entry));
         _bytes -= entry.Run.Buffer.Length;
         if (counted) Volatile.Write(ref _count, _count - 1);

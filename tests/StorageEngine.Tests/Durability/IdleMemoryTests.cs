@@ -5,9 +5,10 @@ using StorageEngine.Transactions;
 namespace StorageEngine.Tests.Durability;
 
 /// <summary>
-/// Once commits pause, the checkpointer gives back the memory of the page buffers a burst of them left in the
-/// writer's pool (down to <see cref="CommitPipeline.IdleReadyBytes"/>), and writing afterwards reuses those
-/// buffers with every value intact.
+/// Once commits pause, the checkpointer gives back the memory of the page buffers a burst of them left: the pages
+/// the checkpoint wrote, once the readers that could still read them have ended (however many readers came
+/// since), and the writer's pool down to <see cref="CommitPipeline.IdleReadyBytes"/>. A reader open since before
+/// the checkpoint keeps every byte it reads, and writing afterwards reuses the buffers with every value intact.
 /// </summary>
 public sealed class IdleMemoryTests
 {
@@ -48,6 +49,71 @@ public sealed class IdleMemoryTests
         using var reopened = StorageEnvironment.Open(Options(fileSystem));
         AssertValues(reopened, seed: 2);
         Assert.True(reopened.Check().IsHealthy);
+    }
+
+    [Fact]
+    public async Task While_readers_keep_coming_and_no_commit_does_the_pages_the_checkpoint_wrote_are_freed()
+    {
+        using var env = StorageEnvironment.Open(Options(new MemoryFileSystem()));
+        Write(env, seed: 1);
+        using var stop = new CancellationTokenSource();
+        // Read transactions one after another, on two threads, for the whole test: at every moment one may be
+        // registered, always at the same snapshot, since nothing commits.
+        var reading = Enumerable.Range(0, 2).Select(t => Task.Run(() =>
+        {
+            int i = t;
+            while (!stop.IsCancellationRequested)
+            {
+                using var read = env.BeginRead();
+                Assert.Equal(TestData.Value(Entries + i, ValueLength), read.OpenTree("t").Get(TestData.Key(Scatter(i))));
+                i = (i + 7) % Entries;
+            }
+        })).ToArray();
+        try
+        {
+            env.Checkpoint();
+            Assert.True(env.RetiredPageBytes > 0, "the checkpoint retired nothing: the test checks nothing");
+            Assert.True(SpinWait.SpinUntil(() => env.RetiredPageBytes == 0 && env.PooledReadyBytes <= CommitPipeline.IdleReadyBytes, Patience),
+                $"after the pause {env.RetiredPageBytes} bytes of retired pages and {env.PooledReadyBytes} of ready buffers are still held");
+        }
+        finally
+        {
+            stop.Cancel();
+            await Task.WhenAll(reading);
+        }
+    }
+
+    [Fact]
+    public unsafe void A_reader_open_since_before_the_checkpoint_keeps_every_byte_it_read_until_it_ends()
+    {
+        using var env = StorageEnvironment.Open(Options(new MemoryFileSystem()));
+        Write(env, seed: 1);
+        var held = new List<(IntPtr Pointer, int Index)>();
+        using (var reader = env.BeginRead())
+        {
+            var tree = reader.OpenTree("t");
+            // Before the checkpoint every committed page is read from its buffer: these spans point into them.
+            for (int i = 0; i < Entries; i += 37)
+            {
+                Assert.True(tree.TryGet(TestData.Key(Scatter(i)), out var value));
+                fixed (byte* pointer = value) held.Add(((IntPtr)pointer, i));
+            }
+            env.Checkpoint();
+            long retired = env.RetiredPageBytes;
+            Assert.True(retired > 0, "the checkpoint retired nothing: the test checks nothing");
+            // Several pauses' worth of release attempts while the reader stays open, with other readers coming and going.
+            var until = DateTime.UtcNow + TimeSpan.FromSeconds(1.5);
+            while (DateTime.UtcNow < until)
+            {
+                using (var other = env.BeginRead()) _ = other.OpenTree("t").Count;
+                Thread.Sleep(5);
+            }
+            // Pages retired before this reader began may go (it cannot see them); those the checkpoint retired stay.
+            Assert.True(env.RetiredPageBytes > 0, "every retired page was freed while a reader that may read them was open");
+            foreach (var (pointer, i) in held)
+                Assert.True(new ReadOnlySpan<byte>((void*)pointer, ValueLength).SequenceEqual(TestData.Value(Entries + i, ValueLength)), $"entry {i} changed under its reader");
+        }
+        Assert.True(SpinWait.SpinUntil(() => env.RetiredPageBytes == 0, Patience), "the retired pages were not freed once their reader ended");
     }
 
     private static void Write(StorageEnvironment env, int seed)
