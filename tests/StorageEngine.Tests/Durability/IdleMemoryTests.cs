@@ -57,20 +57,27 @@ public sealed class IdleMemoryTests
         using var env = StorageEnvironment.Open(Options(new MemoryFileSystem()));
         Write(env, seed: 1);
         using var stop = new CancellationTokenSource();
-        // Read transactions one after another, on two threads, for the whole test: at every moment one may be
-        // registered, always at the same snapshot, since nothing commits.
-        var reading = Enumerable.Range(0, 2).Select(t => Task.Run(() =>
+        // Read transactions one after another on two threads for the whole test, each begun before the one
+        // before it ends: a reader is registered at every moment, always at the same snapshot, since nothing commits.
+        using var started = new CountdownEvent(2);
+        var reading = Enumerable.Range(0, 2).Select(t => Task.Factory.StartNew(() =>
         {
             int i = t;
+            var previous = env.BeginRead();
+            started.Signal();
             while (!stop.IsCancellationRequested)
             {
-                using var read = env.BeginRead();
+                var read = env.BeginRead();
+                previous.Dispose();
                 Assert.Equal(TestData.Value(Entries + i, ValueLength), read.OpenTree("t").Get(TestData.Key(Scatter(i))));
+                previous = read;
                 i = (i + 7) % Entries;
             }
-        })).ToArray();
+            previous.Dispose();
+        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default)).ToArray();
         try
         {
+            Assert.True(started.Wait(Patience), "the readers did not start");
             env.Checkpoint();
             Assert.True(env.RetiredPageBytes > 0, "the checkpoint retired nothing: the test checks nothing");
             Assert.True(SpinWait.SpinUntil(() => env.RetiredPageBytes == 0 && env.PooledReadyBytes <= CommitPipeline.IdleReadyBytes, Patience),
