@@ -39,6 +39,23 @@ internal sealed unsafe class NativeBuffer : MemoryManager<byte>
         }
     }
 
+    /// <summary>
+    /// A view of <paramref name="length"/> bytes of memory its creator owns and frees (a slab of the page buffer
+    /// pool): disposing it frees nothing.
+    /// </summary>
+    public static NativeBuffer Borrowed(byte* pointer, int length) => new(pointer, length);
+
+    private NativeBuffer(byte* pointer, int length)
+    {
+        _pointer = pointer;
+        _borrowed = true;
+        Length = length;
+        Capacity = length;
+    }
+
+    // Set for a view of memory owned elsewhere (see Borrowed).
+    private readonly bool _borrowed;
+
     public byte* Pointer => _pointer != null ? _pointer : throw new ObjectDisposedException(nameof(NativeBuffer));
 
     /// <summary>Bytes in use: what <see cref="GetSpan"/> and <see cref="MemoryManager{T}.Memory"/> cover.</summary>
@@ -67,7 +84,7 @@ internal sealed unsafe class NativeBuffer : MemoryManager<byte>
     protected override void Dispose(bool disposing)
     {
         if (_pointer == null) return;
-        NativeMemory.AlignedFree(_pointer);
+        if (!_borrowed) NativeMemory.AlignedFree(_pointer);
         _pointer = null;
     }
 }

@@ -1,3 +1,4 @@
+using System.Runtime.InteropServices;
 using System.Numerics;
 using StorageEngine.Common;
 using StorageEngine.Platform;
@@ -26,7 +27,7 @@ namespace StorageEngine.Transactions;
 /// stay resident, so the bound there is that peak). Runs longer than <see cref="MaxPooledRunPages"/> are
 /// allocated with a power-of-two page count, so that parked ones serve later runs of any length in their class.
 /// </remarks>
-internal sealed class PageBufferPool : IDisposable
+internal sealed unsafe class PageBufferPool : IDisposable
 {
     /// <summary>The longest run pooled ready for use; longer overflow values are rare enough to be only parked.</summary>
     public const int MaxPooledRunPages = 16;
@@ -41,6 +42,12 @@ internal sealed class PageBufferPool : IDisposable
     private readonly int _pageSize;
     private readonly int _maxSinglePages;
     private bool _disposed;
+    // Single-page buffers are carved from slabs: an aligned allocation of its own costs a page-aligned buffer two
+    // pages of address space (the allocator's header takes the page before it), and the header's page stays
+    // resident when the buffer's own is given back, so parked single pages still held half their memory.
+    private readonly List<IntPtr> _slabs = new();
+    private byte* _slabNext;
+    private int _slabPagesLeft;
 
     /// <param name="pageSize">Bytes per page.</param>
     /// <param name="maxSinglePageBytes">How much memory idle single-page buffers may hold (at least <see cref="MaxPooledBytesPerLength"/>).</param>
@@ -76,7 +83,31 @@ internal sealed class PageBufferPool : IDisposable
             buffer.Resize(length);
             return buffer;
         }
+        if (pageCount == 1) return CarveSinglePage();
         return new NativeBuffer(length, (int)Math.Min((long)capacityPages * _pageSize, int.MaxValue), clear: false);
+    }
+
+    /// <summary>Bytes of one slab of single-page buffers (a whole number of pages, at least one).</summary>
+    private int SlabBytes => Math.Max(SlabTargetBytes / _pageSize, 1) * _pageSize;
+
+    private const int SlabTargetBytes = 2 << 20;
+
+    /// <summary>A new single-page buffer from the current slab (a new slab when it is used up), faulted in.</summary>
+    private NativeBuffer CarveSinglePage()
+    {
+        if (_slabPagesLeft == 0)
+        {
+            int bytes = SlabBytes;
+            _slabNext = (byte*)NativeMemory.AlignedAlloc((nuint)bytes, NativeBuffer.Alignment);
+            _slabs.Add((IntPtr)_slabNext);
+            _slabPagesLeft = bytes / _pageSize;
+        }
+        var buffer = NativeBuffer.Borrowed(_slabNext, _pageSize);
+        // Faulted in by a write, as NativeBuffer does for fresh memory (a first read would map the zero page).
+        for (int offset = 0; offset < _pageSize; offset += NativeBuffer.Alignment) _slabNext[offset] = 0;
+        _slabNext += _pageSize;
+        _slabPagesLeft--;
+        return buffer;
     }
 
     public void Return(NativeBuffer buffer)
@@ -174,5 +205,9 @@ internal sealed class PageBufferPool : IDisposable
             while (_free[pages].TryPop(out var buffer)) buffer.Free();
         foreach (var stack in _parked.Values)
             while (stack.TryPop(out var buffer)) buffer.Free();
+        // Buffers carved from the slabs and still out (held pages of a closed environment) free nothing themselves.
+        foreach (var slab in _slabs) NativeMemory.AlignedFree((void*)slab);
+        _slabs.Clear();
+        _slabPagesLeft = 0;
     }
 }

@@ -76,4 +76,54 @@ public sealed class PageBufferPoolTests
         Assert.Throws<ObjectDisposedException>(() => longRun.GetSpan());
         Assert.Throws<ObjectDisposedException>(() => late.GetSpan());
     }
+
+    [Fact]
+    public void Idle_parking_keeps_the_floor_ready_and_parks_the_rest_longest_runs_first()
+    {
+        using var pool = new PageBufferPool(PageSize, 64L << 20);
+        var singles = Enumerable.Range(0, 2000).Select(_ => pool.Rent()).ToList();
+        var runs = Enumerable.Range(0, 10).Select(_ => pool.Rent(8)).ToList();
+        foreach (var buffer in singles.Concat(runs)) pool.Return(buffer);
+        long floor = 1 << 20;
+
+        // A bounded batch per call: true while more than the floor is ready.
+        Assert.True(pool.ParkIdle(floor, maxBuffers: 10));
+        Assert.Equal(10, pool.ParkedCount);
+        Assert.Equal(2000L * PageSize, pool.ReadyBytes);
+        while (pool.ParkIdle(floor, maxBuffers: 100)) { }
+        Assert.InRange(pool.ReadyBytes, floor - PageSize, floor);
+        // Parked buffers serve later rents before anything new is allocated.
+        var again = Enumerable.Range(0, 2000).Select(_ => pool.Rent()).ToList();
+        Assert.All(again, buffer => Assert.Contains(buffer, singles));
+        foreach (var buffer in again) pool.Return(buffer);
+    }
+
+    [StorageEngine.Tests.Platform.LinuxX64Fact]
+    public unsafe void Single_pages_come_from_slabs_so_parking_them_gives_back_every_page_they_used()
+    {
+        using var pool = new PageBufferPool(PageSize, 64L << 20);
+        var buffers = Enumerable.Range(0, 256).Select(_ => pool.Rent()).ToList();
+        foreach (var buffer in buffers) buffer.GetSpan().Fill(0xA5);
+        long low = buffers.Min(b => (long)b.Pointer), high = buffers.Max(b => (long)b.Pointer) + PageSize;
+        // Consecutive pages of one slab: no allocator header between them.
+        Assert.Equal(256L * PageSize, high - low);
+
+        foreach (var buffer in buffers) pool.Return(buffer);
+        while (pool.ParkIdle(keepBytes: 0, maxBuffers: 1000)) { }
+        Assert.Equal(0, ResidentPages((byte*)low, high - low));
+        var again = pool.Rent();
+        Assert.All(again.GetSpan().ToArray(), b => Assert.Equal(0, b));
+        pool.Return(again);
+    }
+
+    /// <summary>Pages of the range that are in memory now (mincore).</summary>
+    private static unsafe int ResidentPages(byte* start, long length)
+    {
+        var vector = new byte[length / PageSize];
+        fixed (byte* v = vector) Assert.Equal(0, MinCore(start, (nuint)length, v));
+        return vector.Count(b => (b & 1) != 0);
+    }
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "mincore")]
+    private static extern unsafe int MinCore(byte* start, nuint length, byte* vector);
 }
