@@ -159,8 +159,15 @@ internal sealed partial class CommitPipeline
         {
             _writeLock.Release();
         }
-        // Still under way after the wait: a long reader; what it may read stays for a later call.
-        if (graceUnderWay) graceUnderWay = !SpinWait.SpinUntil(() => _unwritten!.GraceEnded(readers), readerWait);
+        // Polled with sleeps, not spun: readers may be using every core. Still under way after the wait: a long
+        // reader; what it may read stays for a later call.
+        if (graceUnderWay)
+        {
+            var waited = System.Diagnostics.Stopwatch.StartNew();
+            bool ended;
+            while (!(ended = _unwritten!.GraceEnded(readers)) && waited.Elapsed < readerWait) Thread.Sleep(1);
+            graceUnderWay = !ended;
+        }
         for (bool first = true; ; first = false)
         {
             if (Volatile.Read(ref _writersInFlight) > 0 || !_writeLock.Wait(0)) return false;
