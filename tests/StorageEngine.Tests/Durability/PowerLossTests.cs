@@ -73,7 +73,7 @@ public sealed class PowerLossTests
 
                 // A checkpoint syncs the data file, writes a header and syncs it, then recycles journal files;
                 // the process dies before one of those steps (or, with a large allowance, after all of them).
-                fileSystem.CrashAfter(random.Next(0, 8));
+                fileSystem.CrashAfter(random.Next(0, 8), countThisThreadOnly: true);
                 try
                 {
                     environment.Checkpoint();
@@ -116,7 +116,7 @@ public sealed class PowerLossTests
                 // The commit writes its journal record (growing the data file now and then), then a checkpoint
                 // writes its pages into the data file, syncs and writes the header; the process dies before one of
                 // those writes.
-                fileSystem.CrashAfter(random.Next(0, 5));
+                fileSystem.CrashAfter(random.Next(0, 5), countThisThreadOnly: true);
                 returned = false;
                 try
                 {
