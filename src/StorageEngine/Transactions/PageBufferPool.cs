@@ -157,13 +157,9 @@ internal sealed unsafe class PageBufferPool : IDisposable
     /// Parks every buffer kept ready: an environment closed while readers are still registered keeps its pool
     /// allocated for them (stale spans may point into it) but needs none of its memory.
     /// </summary>
-    public void ParkAll()
-    {
-        for (int pages = 1; pages <= MaxPooledRunPages; pages++)
-            while (_free[pages].TryPop(out var buffer)) Park(buffer);
-    }
+    public void ParkAll() => ParkIdle(keepBytes: 0, maxBuffers: int.MaxValue);
 
-    /// <summary>Bytes held by buffers kept ready (not parked), for tests.</summary>
+    /// <summary>Bytes held by buffers kept ready (not parked).</summary>
     internal long ReadyBytes
     {
         get
