@@ -154,5 +154,12 @@ public sealed partial class StorageEnvironment : ICheckpointTarget
     /// checkpoint while the page cache already wrote later pages.
     /// </summary>
     private long FreedPagesReusableUpTo(long oldestVisible) =>
-        _journal is null ? oldestVisible : Math.Min(oldestVisible, Volatile.Read(ref _checkpointedTransactionId));
+        _journal is null ? oldestVisible : Math.Min(ReusableForShipping(oldestVisible), Volatile.Read(ref _checkpointedTransactionId));
+
+    /// <summary>
+    /// <paramref name="oldestVisible"/>, held back to what every shipping session has shipped: a record it has yet
+    /// to ship may name values in the data file (see <see cref="Journal.JournalPageRun.InPlace"/>), whose pages
+    /// must not be written again before it reads them.
+    /// </summary>
+    private long ReusableForShipping(long oldestVisible) => Math.Min(oldestVisible, ShippedByEverySession());
 }

@@ -104,7 +104,7 @@ public sealed partial class StorageEnvironment
             // until the new session's header is written a crash simply leads to another rebuild.
             var sealedPages = new List<CommittedRun>();
             var runs = new List<JournalPageRun>();
-            pages.Seal(sealedPages, runs, encodeDiffs: false, out _);
+            pages.Seal(sealedPages, runs, encodeDiffs: false, valuesInPlaceFrom: long.MaxValue, sealedPages, out _);
             try
             {
                 CommitPipeline.WriteRuns(_data, runs, new List<ReadOnlyMemory<byte>>());

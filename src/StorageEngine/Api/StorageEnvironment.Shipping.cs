@@ -19,6 +19,8 @@ public sealed partial class StorageEnvironment
     private TaskCompletionSource? _commitSignal;
     // Under _checkpointLock: the journal files they still need are not retired.
     private readonly List<ShippingSession> _shippingSessions = new();
+    // The same sessions, replaced whole on each change, for writers to read without the checkpoint lock.
+    private volatile ShippingSession[] _shippingSessionsNow = [];
 
     /// <summary>
     /// Ships every transaction committed after <paramref name="afterTransactionId"/> to
@@ -81,7 +83,9 @@ public sealed partial class StorageEnvironment
                 var record = tail.Next(expected, _commits.Published.JournalFileNumber,
                     skipped => { if (skipped.TransactionId == expected - 1) skippedState = StateChecksum(skipped.State); });
                 session.FileNumber = tail.FileNumber;
+                if (record.HasRunsInPlace) record = WithValuesInPlaceRead(record);
                 unflushed += ShippingStreamWriter.WriteRecord(destination, record, skippedState ?? previous);
+                session.ShippedTransactionId = record.TransactionId;
                 previous = StateChecksum(record.State);
                 expected++;
             }
@@ -93,6 +97,39 @@ public sealed partial class StorageEnvironment
             StopShipping(session);
             ExitTransaction();
         }
+    }
+
+    /// <summary>
+    /// A record whose large values went straight into the data file (see <see cref="Journal.JournalPageRun.InPlace"/>),
+    /// with their images read back from there: a replica has only the stream. While a session runs, the pages
+    /// its unshipped transactions freed are not reused (<see cref="FreedPagesReusableUpTo"/>), so a following
+    /// replica always finds them; a session that starts from an old transaction may find them overwritten.
+    /// </summary>
+    /// <exception cref="ReplicationException">The values were freed and their pages written again since.</exception>
+    private Journal.JournalRecord WithValuesInPlaceRead(Journal.JournalRecord record) =>
+        record.WithRunsInPlaceRead(PageSize, ReadDataPages)
+        ?? throw new ReplicationException(
+            $"Transaction {record.TransactionId} wrote its large values straight into the data file, and later transactions have freed them and " +
+            "written over their pages, so the journal can no longer ship it. Take a full backup and restore it on the replica.", requiresFullBackup: true);
+
+    private void ReadDataPages(long firstPage, Span<byte> into)
+    {
+        long offset = firstPage * PageSize;
+        while (!into.IsEmpty)
+        {
+            int read = _data.File.Read(offset, into);
+            if (read <= 0) throw new CorruptionException(_data.Path, offset, $"the data file ends before page {firstPage}, which a journal record says holds a value.");
+            offset += read;
+            into = into[read..];
+        }
+    }
+
+    /// <summary>The last transaction every running shipping session has shipped (<see cref="long.MaxValue"/> when none runs).</summary>
+    private long ShippedByEverySession()
+    {
+        long shipped = long.MaxValue;
+        foreach (var session in _shippingSessionsNow) shipped = Math.Min(shipped, session.ShippedTransactionId);
+        return shipped;
     }
 
     /// <summary>False when the reader has completed (nobody reads any more).</summary>
@@ -124,8 +161,9 @@ public sealed partial class StorageEnvironment
             previousState = null;
             if (published.TransactionId == firstTransaction - 1) previousState = StateChecksum(published.State);
             else if (Header.CheckpointTransactionId == firstTransaction - 1) previousState = StateChecksum(EnvironmentFiles.ReadState(Header));
-            var session = new ShippingSession(tail.FileNumber);
+            var session = new ShippingSession(tail.FileNumber, firstTransaction - 1);
             _shippingSessions.Add(session);
+            _shippingSessionsNow = _shippingSessions.ToArray();
             return session;
         }
     }
@@ -133,7 +171,11 @@ public sealed partial class StorageEnvironment
     private void StopShipping(ShippingSession? session)
     {
         if (session is null) return;
-        lock (_checkpointLock) _shippingSessions.Remove(session);
+        lock (_checkpointLock)
+        {
+            _shippingSessions.Remove(session);
+            _shippingSessionsNow = _shippingSessions.ToArray();
+        }
     }
 
     /// <summary>

@@ -88,7 +88,7 @@ public sealed partial class StorageEnvironment : ICommitHost
         // No checkpoint may begin meanwhile: one reading an older snapshot could still write it (see ReleaseYoung).
         // Without a journal none ever begins (_checkpointStarted stays 0), so every young page no reader sees is
         // released; skipping the call there leaked each page freed over a commit in flight.
-        lock (_reuseGate) _freeSpace.ReleaseYoung(oldest, _checkpointStarted);
+        lock (_reuseGate) _freeSpace.ReleaseYoung(ReusableForShipping(oldest), _checkpointStarted);
         var source = PageSourceFor(snapshot);
         var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1, Interlocked.Exchange(ref _spareTables, null));
         return new WriteTransaction(this, snapshot, pages);

@@ -79,7 +79,8 @@ public sealed partial class StorageEnvironment : IDisposable
             _pool = new PageBufferPool(PageSize, 4 * Math.Min(options.CheckpointThreshold, 128L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             _commits = new CommitPipeline(new Snapshot(opened.State, _data.View, opened.NextJournalFile), _data, _pool, _freeSpace,
-                _verified, _verifiedValues, _writeFailure, this, options.UnwrittenPagesLimit ?? CommitPipeline.DefaultUnwrittenLimit(options.CheckpointThreshold));
+                _verified, _verifiedValues, _writeFailure, this, options.UnwrittenPagesLimit ?? CommitPipeline.DefaultUnwrittenLimit(options.CheckpointThreshold),
+                options.ValuesInPlaceFrom ?? CommitPipeline.DefaultValuesInPlaceFrom);
             _asyncCommits = new AsyncCommits(_commits, ExitTransaction);
             LoadFreeSpace(opened);
             if (options.Durability != DurabilityMode.InMemory && !options.ReadOnly)

@@ -101,5 +101,12 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     internal long? UnwrittenPagesLimit { get; set; }
 
+    /// <summary>
+    /// Bytes of large values on new pages from which a Safe commit writes them straight into the data file
+    /// (synced before its journal record, which then names them only) instead of through the journal; null for
+    /// the default (256 KiB). Tests lower it to reach that path with small values.
+    /// </summary>
+    internal long? ValuesInPlaceFrom { get; set; }
+
     internal StorageEnvironmentOptions Clone() => (StorageEnvironmentOptions)MemberwiseClone();
 }

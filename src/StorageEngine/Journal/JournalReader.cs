@@ -123,7 +123,7 @@ internal sealed class JournalReader
                 for (int i = 0; i + JournalRecordHeader.BlockSize <= read; i += JournalRecordHeader.BlockSize)
                 {
                     ulong magic = MemoryMarshal.Read<ulong>(chunk.AsSpan(i));
-                    if (magic != JournalRecordHeader.MagicValue && magic != JournalRecordHeader.FormatTwoMagic) continue;
+                    if (!JournalRecordHeader.IsReadable(magic)) continue;
                     // A reused file is full of older records, some of them megabytes long: only one that claims to
                     // be this session's, at or past the damaged transaction, or another environment's, is worth
                     // reading and checksumming whole (a damaged header fails that checksum anyway).

@@ -51,6 +51,56 @@ internal sealed class JournalRecord
         return Data(run);
     }
 
+    /// <summary>True when some run's pages went into the data file before the record (see <see cref="JournalPageRun.InPlace"/>).</summary>
+    public bool HasRunsInPlace
+    {
+        get
+        {
+            foreach (var run in Runs)
+            {
+                if (run.IsInPlace) return true;
+            }
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// The record with each in-place run replaced by its full images, read from the data file through
+    /// <paramref name="readPages"/> (first page, bytes to fill) and checked against the CRC-32C the record holds
+    /// for them: what a reader that has no data file (a replica) needs. Null when the data file no longer holds
+    /// the pages as the record wrote them (they were freed and written again since).
+    /// </summary>
+    public JournalRecord? WithRunsInPlaceRead(int pageSize, Action<long, Span<byte>> readPages)
+    {
+        long extra = 0;
+        foreach (var run in Runs)
+        {
+            if (run.IsInPlace) extra += (long)run.PageCount * pageSize;
+        }
+        if (extra == 0) return this;
+        if (Bytes.Length + extra > Array.MaxLength) return null;
+        var bytes = new byte[Bytes.Length + extra];
+        Bytes.CopyTo(bytes, 0);
+        var runs = new List<JournalRecordRun>(Runs.Count);
+        int at = Bytes.Length;
+        foreach (var run in Runs)
+        {
+            if (!run.IsInPlace)
+            {
+                runs.Add(run);
+                continue;
+            }
+            int length = run.PageCount * pageSize;
+            var image = bytes.AsSpan(at, length);
+            readPages(run.FirstPage, image);
+            uint expected = MemoryMarshal.Read<uint>(Data(run));
+            if (Crc32C.Compute(image) != expected) return null;
+            runs.Add(new JournalRecordRun(run.FirstPage, run.PageCount, JournalPageRun.FullImage, at, length));
+            at += length;
+        }
+        return new JournalRecord(bytes, runs, FileNumber, Offset);
+    }
+
     /// <summary>
     /// Reads and verifies the record at <paramref name="offset"/>: null when there is none, or it is torn,
     /// damaged, malformed, or of another session (what a reused file left behind).
@@ -65,7 +115,7 @@ internal sealed class JournalRecord
         var header = MemoryMarshal.Read<JournalRecordHeader>(head);
         if (header.Magic == JournalRecordHeader.FormatOneMagic && header.EnvironmentId == environmentId && header.SessionId == sessionId)
             throw new StorageException($"'{file.Path}' holds journal records of format 1, written by an older version of StorageEngine and not yet checkpointed. Open the environment once with that version and close it cleanly, then open it with this one.");
-        if (header.Magic != JournalRecordHeader.MagicValue && header.Magic != JournalRecordHeader.FormatTwoMagic) return null;
+        if (!JournalRecordHeader.IsReadable(header.Magic)) return null;
         int alignment = header.RecordAlignment;
         if (alignment == 0 || offset % alignment != 0) return null;
         if (header.PageSize != pageSize || header.RunCount < 0 || header.RunCount > (int.MaxValue - JournalRecordHeader.Size) / JournalRecordHeader.RunEntrySize
@@ -115,6 +165,12 @@ internal sealed class JournalRecord
                 if (diffLength != 0 || images + length > header.TotalLength) return null;
                 runs.Add(new JournalRecordRun(firstPage, pageCount, basePage, (int)images, (int)length));
                 images += length;
+            }
+            else if (basePage == JournalPageRun.InPlace)
+            {
+                if (header.Magic != JournalRecordHeader.FormatFourMagic || diffLength != sizeof(uint) || diffs + diffLength > header.HeaderLength) return null;
+                runs.Add(new JournalRecordRun(firstPage, pageCount, basePage, (int)diffs, diffLength));
+                diffs += diffLength;
             }
             else
             {

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 namespace StorageEngine.Journal;
 
 /// <summary>
-/// The start of every journal record, format version 3. A record is a header, a table of page runs, the diffs
+/// The start of every journal record, format version 3 or 4. A record is a header, a table of page runs, the diffs
 /// of the runs stored as diffs, zero padding to the next multiple of the record's alignment, then the full
 /// images of the other runs back to back; its total length is a multiple of its alignment and it starts at
 /// such a multiple of its journal file. The alignment is 4 KB in a journal written unbuffered (Safe mode: the
@@ -11,7 +11,9 @@ namespace StorageEngine.Journal;
 /// small commit takes a few hundred bytes of the page cache instead of a whole page).
 /// <code>
 /// offset size field
-///      0    8 Magic          "SEJRNL03" ("SEJRNL02": format 2, the same layout always aligned to 4 KB)
+///      0    8 Magic          "SEJRNL03"; "SEJRNL04" when a run is in place (format 4: base page
+///                            long.MinValue + 1, no image, a 4-byte CRC-32C of the pages as its diff);
+///                            "SEJRNL02": format 2, the format 3 layout always aligned to 4 KB
 ///      8    8 EnvironmentId  must equal the data file header's
 ///     16    8 TransactionId  one more than the previous record's
 ///     24    4 RunCount       entries in the run table
@@ -24,7 +26,8 @@ namespace StorageEngine.Journal;
 ///     60    4 Reserved       zero
 ///     64  128 State          the environment state after this transaction (opaque to the journal)
 ///    192   24 per run:       u64 first page, u32 page count, u32 diff length,
-///                            i64 base page (long.MinValue: full image; -1: diff against zeros; else the
+///                            i64 base page (long.MinValue: full image; long.MinValue + 1: in place, the pages
+///                            written into the data file before the record; -1: diff against zeros; else the
 ///                            committed page the diff applies to; diffs are single pages)
 /// </code>
 /// A diff (see <see cref="PageDiff"/>) is replayed by reading its base page from the data file, which recovery
@@ -44,6 +47,13 @@ internal unsafe struct JournalRecordHeader
 
     public const ulong MagicValue = 0x33304C4E524A4553UL; // "SEJRNL03"
 
+    /// <summary>
+    /// Magic of format 4: the format 3 layout, with runs in place (see <see cref="JournalPageRun.InPlace"/>). Only
+    /// records that have such a run carry it, so that a version that cannot replay them never reads them as
+    /// format 3.
+    /// </summary>
+    public const ulong FormatFourMagic = 0x34304C4E524A4553UL; // "SEJRNL04"
+
     /// <summary>Magic of format 2: this layout with every record aligned to <see cref="BlockSize"/>; still replayed.</summary>
     public const ulong FormatTwoMagic = 0x32304C4E524A4553UL; // "SEJRNL02"
 
@@ -62,6 +72,9 @@ internal unsafe struct JournalRecordHeader
     [FieldOffset(56)] public int Alignment;
     [FieldOffset(60)] public int Reserved;
     [FieldOffset(64)] public fixed byte State[StateSize];
+
+    /// <summary>True for the magic of a format this version replays (2, 3 and 4).</summary>
+    public static bool IsReadable(ulong magic) => magic is MagicValue or FormatTwoMagic or FormatFourMagic;
 
     /// <summary>Bytes of header and run table, before the diffs.</summary>
     public static int HeaderLengthFor(int runCount) => Size + runCount * RunEntrySize;

@@ -112,6 +112,9 @@ internal sealed unsafe partial class JournalWriter : IDisposable
     /// </summary>
     public bool SpareWanted => _spareWanted;
 
+    /// <summary>True when a returned append is on the device (Safe mode), false for a buffered (Lazy) journal.</summary>
+    public bool IsDurable => _durable;
+
     /// <summary>Size the next switch asks for: twice the current files, at most the configured size.</summary>
     private long NextGenerationSize => Math.Min(_maxFileSize, 2 * _generationSize);
 
@@ -191,6 +194,10 @@ internal sealed unsafe partial class JournalWriter : IDisposable
         block.Clear();
         var header = (JournalRecordHeader*)h;
         header->Magic = JournalRecordHeader.MagicValue;
+        for (int i = 0; i < runs.Count; i++)
+        {
+            if (runs[i].IsInPlace) header->Magic = JournalRecordHeader.FormatFourMagic;
+        }
         header->EnvironmentId = _environmentId;
         header->SessionId = _sessionId;
         header->TransactionId = entry.TransactionId;

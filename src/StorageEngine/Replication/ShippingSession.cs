@@ -7,8 +7,24 @@ namespace StorageEngine.Replication;
 internal sealed class ShippingSession
 {
     private long _fileNumber;
+    private long _shippedTransactionId;
 
-    public ShippingSession(long fileNumber) => _fileNumber = fileNumber;
+    /// <summary>A session that starts at journal file <paramref name="fileNumber"/>, after transaction <paramref name="afterTransactionId"/>.</summary>
+    public ShippingSession(long fileNumber, long afterTransactionId)
+    {
+        _fileNumber = fileNumber;
+        _shippedTransactionId = afterTransactionId;
+    }
+
+    /// <summary>
+    /// The last transaction shipped; only grows. Pages freed after it stay unused until the session moves past
+    /// their release: a later record may name values in the data file that the session must still read.
+    /// </summary>
+    public long ShippedTransactionId
+    {
+        get => Volatile.Read(ref _shippedTransactionId);
+        set => Volatile.Write(ref _shippedTransactionId, value);
+    }
 
     /// <summary>The oldest journal file the session still needs; only grows.</summary>
     public long FileNumber

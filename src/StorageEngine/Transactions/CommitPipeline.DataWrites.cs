@@ -53,6 +53,53 @@ internal sealed partial class CommitPipeline
     }
 
     /// <summary>
+    /// Writes the group's values that go in place (see <see cref="JournalPageRun.InPlace"/>) into the data file and
+    /// syncs it, before any of the group's records is written: a durable record must find its values durable.
+    /// Their pages lie past every page an earlier record wrote, so no replay and no checkpoint writes over them,
+    /// and no reader or writer looks for them there before the commit is published (the writer finds them in
+    /// <see cref="Pending"/>). A failure refuses further writes, as a failed journal write does.
+    /// </summary>
+    private void WriteValuesInPlace(List<PendingCommit> group)
+    {
+        bool any = false;
+        foreach (var member in group) any |= member.ValuesInPlace.Count > 0;
+        if (!any) return;
+        try
+        {
+            foreach (var member in group)
+            {
+                if (member.ValuesInPlace.Count > 0) WriteValueRuns(member.ValuesInPlace);
+            }
+            _data.Flush();
+        }
+        catch (Exception e)
+        {
+            _failure.Record(e, "Writing a commit's values into the data file before its journal record", replace: true);
+            throw;
+        }
+    }
+
+    /// <summary>Writes values (in page order) with one gathered write per stretch of consecutive pages.</summary>
+    private void WriteValueRuns(List<CommittedRun> values)
+    {
+        int i = 0;
+        while (i < values.Count)
+        {
+            long first = values[i].FirstPage;
+            long next = first;
+            _gather.Clear();
+            while (i < values.Count && values[i].FirstPage == next && _gather.Count < MaxGatheredPages)
+            {
+                _gather.Add(values[i].Buffer.Memory);
+                next += values[i].PageCount;
+                i++;
+            }
+            _data.Write(first, _gather);
+        }
+        _gather.Clear();
+    }
+
+    /// <summary>
     /// Writes pages whose journal records were appended into the data file, once they are durable (a Lazy
     /// journal is synced first, see PageWriter.Seal); a failure refuses further writes.
     /// </summary>
@@ -71,16 +118,24 @@ internal sealed partial class CommitPipeline
         }
     }
 
-    /// <summary>Writes sealed runs to the data file, one gathered write per stretch of consecutive pages.</summary>
+    /// <summary>
+    /// Writes sealed runs to the data file, one gathered write per stretch of consecutive pages; runs in place
+    /// are there already and left out.
+    /// </summary>
     public static void WriteRuns(DataFile data, List<JournalPageRun> runs, List<ReadOnlyMemory<byte>> gather)
     {
         int i = 0;
         while (i < runs.Count)
         {
+            if (runs[i].IsInPlace)
+            {
+                i++;
+                continue;
+            }
             long first = runs[i].FirstPage;
             long next = first;
             gather.Clear();
-            while (i < runs.Count && runs[i].FirstPage == next)
+            while (i < runs.Count && runs[i].FirstPage == next && !runs[i].IsInPlace)
             {
                 gather.Add(runs[i].Data);
                 next += runs[i].PageCount;

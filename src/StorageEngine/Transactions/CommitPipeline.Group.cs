@@ -34,11 +34,13 @@ internal sealed partial class CommitPipeline
     {
         _failure.ThrowIfFailed();
         EnsureCapacity(state);
-        var (sealedPages, runs) = Pending.RentLists(pages.DirtyCount);
-        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, out byte[]? diffs);
+        var (sealedPages, runs, valuesInPlace) = Pending.RentLists(pages.DirtyCount);
+        // Only where a commit's journal write is durable when it returns can its values be synced into place first.
+        long valuesInPlaceFrom = _journal is { IsDurable: true } ? _valuesInPlaceFrom : long.MaxValue;
+        pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, valuesInPlaceFrom, valuesInPlace, out byte[]? diffs);
         long bytes = 0;
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * _pageSize;
-        var commit = new PendingCommit(state, Encode(state), sealedPages, runs, diffs, bytes, pages.FreedEarlier);
+        var commit = new PendingCommit(state, Encode(state), sealedPages, runs, diffs, bytes, pages.FreedEarlier, valuesInPlace);
         if (bytes > MaxTransactionBytes)
         {
             Pending.Release(commit, _pool);
@@ -222,13 +224,15 @@ internal sealed partial class CommitPipeline
         Volatile.Read(ref _writersInFlight) > 0 || Volatile.Read(ref _queued) < expected;
 
     /// <summary>
-    /// The leader's work: the group's records in one journal write, then their pages into place, then each new
-    /// snapshot published in order. A failure poisons the environment: later commits were built on the failed ones.
+    /// The leader's work: the group's values that go in place written and synced, then the group's records in
+    /// one journal write, then their pages into place, then each new snapshot published in order. A failure
+    /// poisons the environment: later commits were built on the failed ones.
     /// </summary>
     private void WriteGroup(List<PendingCommit> group)
     {
         _failure.ThrowIfFailed();
         long journalFile = Published.JournalFileNumber;
+        WriteValuesInPlace(group);
         if (_journal is not null)
         {
             _groupEntries.Clear();
@@ -246,6 +250,7 @@ internal sealed partial class CommitPipeline
         foreach (var member in group)
         {
             PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
+            PageWriter.MarkVerified(member.ValuesInPlace, _verified, _verifiedValues);
             member.JournalFileNumber = journalFile;
             var published = new Snapshot(member.State, _data.View, journalFile);
             Volatile.Write(ref _published, published);

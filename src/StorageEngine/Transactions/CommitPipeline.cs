@@ -33,6 +33,7 @@ internal sealed partial class CommitPipeline
     private readonly ICommitHost _host;
     private readonly int _pageSize;
     private readonly long _unwrittenLimit;
+    private readonly long _valuesInPlaceFrom;
     private readonly SemaphoreSlim _writeLock = new(1, 1);
     private Snapshot _published;
     // Set once by UseJournal while the environment opens, before any commit.
@@ -41,7 +42,7 @@ internal sealed partial class CommitPipeline
     private UnwrittenPages? _unwritten;
 
     public CommitPipeline(Snapshot published, DataFile data, PageBufferPool pool, FreeSpaceMap freeSpace, VerifiedPages verified,
-        VerifiedPages verifiedValues, WriteFailure failure, ICommitHost host, long unwrittenLimit)
+        VerifiedPages verifiedValues, WriteFailure failure, ICommitHost host, long unwrittenLimit, long valuesInPlaceFrom = DefaultValuesInPlaceFrom)
     {
         _published = published;
         _data = data;
@@ -53,7 +54,15 @@ internal sealed partial class CommitPipeline
         _host = host;
         _pageSize = data.PageSize;
         _unwrittenLimit = unwrittenLimit;
+        _valuesInPlaceFrom = valuesInPlaceFrom;
     }
+
+    /// <summary>
+    /// Bytes of overflow values on new pages from which a Safe commit writes them into the data file, synced,
+    /// before its record rather than through the journal (see <see cref="JournalPageRun.InPlace"/>): about where
+    /// the extra sync of the data file costs less than writing the values twice (journal, then checkpoint).
+    /// </summary>
+    public const long DefaultValuesInPlaceFrom = 256 << 10;
 
     /// <summary>
     /// Memory for pages awaiting a checkpoint beyond which commits write theirs into the data file themselves:

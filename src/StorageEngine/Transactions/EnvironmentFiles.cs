@@ -296,6 +296,8 @@ internal static unsafe class EnvironmentFiles
                 file.Write(first * header.PageSize, bytes);
                 continue;
             }
+            // Synced into the data file before the record was written, on pages no earlier record writes.
+            if (basePage == JournalPageRun.InPlace) continue;
             page ??= new byte[header.PageSize];
             Rebuild(file, header.PageSize, state.PageCount, record, first, basePage, bytes, page);
             file.Write(first * header.PageSize, page);

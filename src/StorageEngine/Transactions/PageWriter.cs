@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using StorageEngine.BTrees;
 using StorageEngine.Common;
@@ -37,6 +38,8 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     private readonly List<long> _order;
     private readonly List<long> _freedEarlier = new();
     private long _pageCount;
+    // Pages from here on were never handed out before this transaction (a file's page count never shrinks).
+    private readonly long _startPageCount;
 
     /// <summary>
     /// A writer over <paramref name="snapshot"/>; <paramref name="tables"/> are empty tables an earlier writer left
@@ -55,6 +58,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         Scratch = scratch;
         TransactionId = transactionId;
         _pageCount = snapshot.State.PageCount;
+        _startPageCount = _pageCount;
     }
 
     public int PageSize => _base.PageSize;
@@ -210,44 +214,69 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// mode, synced first by <see cref="Journal.JournalWriter.SyncBuffered"/> in Lazy mode), since bits the
     /// diff leaves alone must already be right.
     /// </summary>
+    /// <param name="pages">Receives the pages that go through the journal.</param>
+    /// <param name="runs">Receives the journal runs of every page, in page order.</param>
+    /// <param name="encodeDiffs">Journal small changes as diffs.</param>
+    /// <param name="valuesInPlaceFrom">
+    /// When the overflow values on pages this transaction added to the file come to at least this many bytes,
+    /// they go to <paramref name="valuesInPlace"/> and are journaled as <see cref="JournalPageRun.InPlace"/> runs:
+    /// the caller writes them into the data file, and syncs it, before the record. <see cref="long.MaxValue"/>:
+    /// never. Only pages past the file's end at the transaction's start qualify: no record before this one
+    /// wrote them, so replaying earlier records never writes over them, and no checkpoint holds a version of them.
+    /// </param>
+    /// <param name="valuesInPlace">Receives the values written in place.</param>
+    /// <param name="diffs">The pooled array of the diffs (and in-place CRCs), or null.</param>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)] // runs once per commit: a session of large commits may never tier it up
-    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, out byte[]? diffs)
+    public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, long valuesInPlaceFrom, List<CommittedRun> valuesInPlace,
+        out byte[]? diffs)
     {
         _order.Clear();
         _order.AddRange(_dirty.Keys);
         _order.Sort();
         diffs = null;
         int diffLength = 0;
+        int candidates = 0;
         if (encodeDiffs)
         {
-            int candidates = 0;
             foreach (var (_, run) in _dirty) if (Diffable(run)) candidates++;
-            if (candidates > 0) diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize));
         }
+        int inPlaceRuns = CountValuesInPlace(valuesInPlaceFrom);
+        if (candidates > 0 || inPlaceRuns > 0)
+            diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize) + inPlaceRuns * sizeof(uint));
         Span<ulong> differs = stackalloc ulong[DifferingWords.EntriesFor(PageSize)];
         foreach (long page in _order)
         {
             var run = _dirty[page];
             var committed = new CommittedRun(page, run.PageCount, run.Buffer, run.IsOverflow);
-            pages.Add(committed);
             var journalRun = committed.ToJournalRun();
             if (run.IsOverflow)
             {
+                if (inPlaceRuns > 0 && page >= _startPageCount)
+                {
+                    // The value's checksum, for whoever later reads the pages back for this record (a replica's shipping).
+                    BinaryPrimitives.WriteUInt32LittleEndian(diffs.AsSpan(diffLength), Crc32C.Compute(run.Buffer.Memory.Span));
+                    runs.Add(journalRun with { BasePage = JournalPageRun.InPlace, Diff = diffs.AsMemory(diffLength, sizeof(uint)) });
+                    diffLength += sizeof(uint);
+                    valuesInPlace.Add(committed);
+                    continue;
+                }
+                pages.Add(committed);
                 runs.Add(journalRun);
                 continue;
             }
+            pages.Add(committed);
             byte* buffer = run.Buffer.Pointer;
             ((PageHeader*)buffer)->TransactionId = TransactionId;
             bool diffable = Diffable(run);
             byte* basePage = diffable && run.BasePage != JournalPageRun.ZeroPage ? CommittedPage(run.BasePage) : null;
             // One comparison with the base serves both the checksum and the diff.
-            if (basePage is not null || (diffable && diffs is not null))
+            if (basePage is not null || (diffable && candidates > 0))
                 DifferingWords.Mark(basePage is null ? default : new ReadOnlySpan<byte>(basePage, PageSize), new ReadOnlySpan<byte>(buffer, PageSize), differs);
             if (basePage is not null && PageChecksum.TryUpdate(basePage, buffer, PageSize, differs, out uint checksum))
                 ((PageHeader*)buffer)->Checksum = checksum;
             else
                 PageChecksum.Stamp(buffer, PageSize);
-            if (diffs is not null && diffable)
+            if (candidates > 0 && diffable)
             {
                 // The stamped checksum is part of what changed.
                 if (basePage is null || ((PageHeader*)buffer)->Checksum != ((PageHeader*)basePage)->Checksum)
@@ -263,6 +292,24 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
         foreach (var (_, run) in _dirty) _tables.Recycle(run);
         _dirty.Clear();
+    }
+
+    /// <summary>
+    /// How many overflow values Seal writes in place: those on pages past the file's end at the start, all of
+    /// them when they come to <paramref name="fromBytes"/> at least, else none.
+    /// </summary>
+    private int CountValuesInPlace(long fromBytes)
+    {
+        if (fromBytes == long.MaxValue) return 0;
+        long bytes = 0;
+        int count = 0;
+        foreach (var (page, run) in _dirty)
+        {
+            if (!run.IsOverflow || page < _startPageCount) continue;
+            bytes += (long)run.PageCount * PageSize;
+            count++;
+        }
+        return count > 0 && bytes >= fromBytes ? count : 0;
     }
 
     private static bool Diffable(DirtyRun run) => run.BasePage != JournalPageRun.FullImage;

@@ -15,8 +15,9 @@ internal sealed class PendingCommit
     private bool _released;
 
     public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes,
-        List<long> freed)
+        List<long> freed, List<CommittedRun> valuesInPlace)
     {
+        ValuesInPlace = valuesInPlace;
         Freed = freed;
         Diffs = diffs;
         State = state;
@@ -35,7 +36,7 @@ internal sealed class PendingCommit
     {
         long bytes = 0;
         foreach (var run in runs) bytes += run.Data.Length;
-        return new PendingCommit(state, encodedState, new List<CommittedRun>(), runs, null, bytes, new List<long>()) { IsApplied = true };
+        return new PendingCommit(state, encodedState, new List<CommittedRun>(), runs, null, bytes, new List<long>(), new List<CommittedRun>()) { IsApplied = true };
     }
 
     /// <summary>True for a transaction made by <see cref="Applied"/>.</summary>
@@ -48,8 +49,17 @@ internal sealed class PendingCommit
     /// <summary>The state as the journal record carries it.</summary>
     public byte[] EncodedState { get; }
 
-    /// <summary>The pages, owned by this commit until it is complete and the writer releases them.</summary>
+    /// <summary>
+    /// The pages that go through the journal, owned by this commit until it is complete and the writer releases
+    /// them (or until they are handed over, see <see cref="HandOverPages"/>).
+    /// </summary>
     public List<CommittedRun> Pages { get; }
+
+    /// <summary>
+    /// Overflow values on new pages, which the group writer puts into the data file before the record (see
+    /// <see cref="JournalPageRun.InPlace"/>); owned by this commit until the writer releases it. Usually empty.
+    /// </summary>
+    public List<CommittedRun> ValuesInPlace { get; }
 
     /// <summary>First pages of the runs it freed that earlier commits wrote.</summary>
     public List<long> Freed { get; }
@@ -76,17 +86,20 @@ internal sealed class PendingCommit
     /// lists, emptied, for reuse: nothing may read <see cref="Pages"/> or <see cref="Runs"/> afterwards. False
     /// when it was released before.
     /// </summary>
-    public bool Release(PageBufferPool pool, out List<CommittedRun> pages, out List<JournalPageRun> runs)
+    public bool Release(PageBufferPool pool, out List<CommittedRun> pages, out List<JournalPageRun> runs, out List<CommittedRun> valuesInPlace)
     {
         pages = Pages;
         runs = Runs;
+        valuesInPlace = ValuesInPlace;
         if (_released) return false;
         _released = true;
         if (!_pagesHandedOver)
         {
             foreach (var run in Pages) run.Release(pool);
         }
+        foreach (var run in ValuesInPlace) run.Release(pool);
         Pages.Clear();
+        ValuesInPlace.Clear();
         Runs.Clear();
         if (Diffs is { } diffs) System.Buffers.ArrayPool<byte>.Shared.Return(diffs);
         Diffs = null;

@@ -18,6 +18,7 @@ internal sealed class PendingPages
     // A commit's lists outlive it only until it is released; reusing them spares every commit allocating its own.
     private readonly Stack<List<CommittedRun>> _spareRuns = new();
     private readonly Stack<List<JournalPageRun>> _spareJournalRuns = new();
+    private readonly Stack<List<CommittedRun>> _spareValuesInPlace = new();
 
     public bool IsEmpty => _commits.Count == 0;
 
@@ -27,7 +28,13 @@ internal sealed class PendingPages
     public void Add(PendingCommit commit)
     {
         _commits.Add(commit);
+        Index(commit);
+    }
+
+    private void Index(PendingCommit commit)
+    {
         foreach (var run in commit.Pages) _pages[run.FirstPage] = run;
+        foreach (var run in commit.ValuesInPlace) _pages[run.FirstPage] = run;
     }
 
     /// <summary>The oldest commit still held (its buffers may be found here), or <see cref="long.MaxValue"/>.</summary>
@@ -35,17 +42,19 @@ internal sealed class PendingPages
 
     public bool TryGet(long pageNumber, out CommittedRun run) => _pages.TryGetValue(pageNumber, out run);
 
-    /// <summary>Empty lists for a new commit's sealed pages and journal runs: a released commit's, or new ones.</summary>
-    public (List<CommittedRun> Pages, List<JournalPageRun> Runs) RentLists(int capacity) =>
+    /// <summary>Empty lists for a new commit's sealed pages, journal runs and values in place: a released commit's, or new ones.</summary>
+    public (List<CommittedRun> Pages, List<JournalPageRun> Runs, List<CommittedRun> ValuesInPlace) RentLists(int capacity) =>
         (_spareRuns.TryPop(out var pages) ? pages : new List<CommittedRun>(capacity),
-         _spareJournalRuns.TryPop(out var runs) ? runs : new List<JournalPageRun>(capacity));
+         _spareJournalRuns.TryPop(out var runs) ? runs : new List<JournalPageRun>(capacity),
+         _spareValuesInPlace.TryPop(out var values) ? values : new List<CommittedRun>());
 
     /// <summary>Frees a commit's buffers and keeps its lists for <see cref="RentLists"/>.</summary>
     public void Release(PendingCommit commit, PageBufferPool pool)
     {
-        if (!commit.Release(pool, out var pages, out var runs)) return;
+        if (!commit.Release(pool, out var pages, out var runs, out var values)) return;
         if (_spareRuns.Count < MaxSpareLists) _spareRuns.Push(pages);
         if (_spareJournalRuns.Count < MaxSpareLists) _spareJournalRuns.Push(runs);
+        if (_spareValuesInPlace.Count < MaxSpareLists) _spareValuesInPlace.Push(values);
     }
 
     /// <summary>Forgets completed commits (their pages are now read from the data file) and frees their buffers.</summary>
@@ -57,10 +66,7 @@ internal sealed class PendingPages
         for (int i = 0; i < done; i++) Release(_commits[i], pool);
         _commits.RemoveRange(0, done);
         _pages.Clear();
-        foreach (var commit in _commits)
-        {
-            foreach (var run in commit.Pages) _pages[run.FirstPage] = run;
-        }
+        foreach (var commit in _commits) Index(commit);
     }
 
     /// <summary>Frees every buffer (on close, once no group write runs).</summary>

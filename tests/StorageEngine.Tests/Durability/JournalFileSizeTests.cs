@@ -18,7 +18,7 @@ public sealed class JournalFileSizeTests
     public void An_environment_that_commits_little_takes_a_megabyte_of_journal_and_keeps_one_after_a_clean_close()
     {
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
         using (var environment = StorageEnvironment.Open(options))
         {
             Commit(environment, 1, 20);
@@ -42,7 +42,7 @@ public sealed class JournalFileSizeTests
     public void A_large_environment_keeps_a_spare_of_a_thirty_second_of_its_data_file_and_the_next_open_starts_from_it()
     {
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, journalFileSize: 8 * MiB);
+        var options = Options(fileSystem, journalFileSize: 8 * MiB, valuesInPlaceFrom: long.MaxValue);
         using (var environment = StorageEnvironment.Open(options))
         {
             // 80 values of 1 MB: a data file of about 80 MB, whose thirty-second is between 2 and 4 MiB.
@@ -89,7 +89,7 @@ public sealed class JournalFileSizeTests
     public void Each_journal_file_is_twice_the_last_up_to_the_configured_size()
     {
         var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem, journalFileSize: 4 * MiB);
+        var options = Options(fileSystem, journalFileSize: 4 * MiB, valuesInPlaceFrom: long.MaxValue);
         using var environment = StorageEnvironment.Open(options);
         for (long number = 1; number <= 3000; number++)
         {
@@ -110,7 +110,7 @@ public sealed class JournalFileSizeTests
     public void A_large_durable_commit_extends_its_file_and_small_commits_after_it_move_to_a_preallocated_one()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
-        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
         var environment = StorageEnvironment.Open(options);
         Commit(environment, 1, 3);
         environment.PrepareJournal();
@@ -144,7 +144,7 @@ public sealed class JournalFileSizeTests
     public void A_fault_in_a_large_journal_write_loses_no_acknowledged_commit(FaultKind kind)
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: (int)kind);
-        var options = Options(fileSystem, journalFileSize: 64 * MiB);
+        var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
         var environment = StorageEnvironment.Open(options);
         Commit(environment, 1, 10);
         PutValue(environment, "big", 1_500_000);

@@ -15,8 +15,13 @@ internal static class NumberedTransactions
     private const long SecondKeyOffset = 1_000_000;
     private static readonly byte[] LastKey = "last"u8.ToArray();
 
-    /// <summary>Options for an environment on <paramref name="fileSystem"/> that checkpoints only when asked to.</summary>
-    public static StorageEnvironmentOptions Options(IFileSystem fileSystem, DurabilityMode durability = DurabilityMode.Safe, long journalFileSize = 1 << 20) => new()
+    /// <summary>
+    /// Options for an environment on <paramref name="fileSystem"/> that checkpoints only when asked to;
+    /// <paramref name="valuesInPlaceFrom"/> sets how many bytes of new large values a Safe commit writes straight
+    /// into the data file (null: the engine's default; 1: every such value; <see cref="long.MaxValue"/>: none).
+    /// </summary>
+    public static StorageEnvironmentOptions Options(IFileSystem fileSystem, DurabilityMode durability = DurabilityMode.Safe, long journalFileSize = 1 << 20,
+        long? valuesInPlaceFrom = null) => new()
     {
         Path = "/db",
         Durability = durability,
@@ -24,6 +29,7 @@ internal static class NumberedTransactions
         JournalFileSize = journalFileSize,
         CheckpointThreshold = long.MaxValue,
         CheckpointInterval = TimeSpan.FromHours(1),
+        ValuesInPlaceFrom = valuesInPlaceFrom,
     };
 
     /// <summary>Commits transaction <paramref name="number"/>, which must be the next transaction id.</summary>

@@ -35,7 +35,8 @@ internal sealed class FaultWorkload
     public int CheckpointAfter { get; }
 
     /// <summary>Options that checkpoint only when asked, with 1 MiB journal files so the workload fills one.</summary>
-    public static StorageEnvironmentOptions Options(IFileSystem fileSystem, DurabilityMode durability = DurabilityMode.Safe) => new()
+    /// <remarks><paramref name="valuesInPlaceFrom"/>: see <c>NumberedTransactions.Options</c>.</remarks>
+    public static StorageEnvironmentOptions Options(IFileSystem fileSystem, DurabilityMode durability = DurabilityMode.Safe, long? valuesInPlaceFrom = null) => new()
     {
         Path = "/db",
         Durability = durability,
@@ -43,6 +44,7 @@ internal sealed class FaultWorkload
         JournalFileSize = 1 << 20,
         CheckpointThreshold = long.MaxValue,
         CheckpointInterval = TimeSpan.FromHours(1),
+        ValuesInPlaceFrom = valuesInPlaceFrom,
     };
 
     /// <summary>Makes commit <paramref name="k"/>'s changes in <paramref name="transaction"/> (the caller commits).</summary>
