@@ -37,11 +37,18 @@ public sealed class PowerLossTests
 
     [Theory]
     [MemberData(nameof(Losses))]
-    public void Every_safe_commit_survives_power_loss_with_checkpoints_at_random_points(PowerLoss loss, int seed)
+    public void Every_safe_commit_survives_power_loss_with_checkpoints_at_random_points(PowerLoss loss, int seed) =>
+        SafeCommitsWithCheckpointsAtRandomPoints(loss, seed, valuesInPlaceFrom: null);
+
+    /// <summary>
+    /// Cycles of Safe commits with checkpoints at random points, each ended by a crash and <paramref name="loss"/>;
+    /// <paramref name="valuesInPlaceFrom"/> as in <see cref="NumberedTransactions.Options"/>.
+    /// </summary>
+    internal static void SafeCommitsWithCheckpointsAtRandomPoints(PowerLoss loss, int seed, long? valuesInPlaceFrom)
     {
         var random = new Random(seed);
         var fileSystem = new MemoryFileSystem();
-        CrashCycles.Run(Options(fileSystem), cycles: 5,
+        CrashCycles.Run(Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom), cycles: 5,
             work: (environment, committed) =>
             {
                 int count = random.Next(20, 120);

@@ -67,25 +67,10 @@ public sealed class ValuesInPlaceTests
 
     [Theory]
     [MemberData(nameof(PowerLossTests.Losses), MemberType = typeof(PowerLossTests))]
-    public void Every_safe_commit_survives_power_loss_when_new_values_are_written_in_place(PowerLoss loss, int seed)
-    {
+    public void Every_safe_commit_survives_power_loss_when_new_values_are_written_in_place(PowerLoss loss, int seed) =>
         // Every value of the numbered transactions on new pages goes in place; deletes free some, checkpoints let
         // their pages be reused (through the journal).
-        var random = new Random(seed);
-        var fileSystem = new MemoryFileSystem();
-        CrashCycles.Run(Options(fileSystem, valuesInPlaceFrom: 1), cycles: 5,
-            work: (environment, committed) =>
-            {
-                int count = random.Next(20, 120);
-                for (int i = 0; i < count; i++)
-                {
-                    Commit(environment, ++committed);
-                    if (random.Next(10) == 0) environment.Checkpoint();
-                }
-                return committed;
-            },
-            afterCrash: () => LosePower(fileSystem, loss, random));
-    }
+        PowerLossTests.SafeCommitsWithCheckpointsAtRandomPoints(loss, seed, valuesInPlaceFrom: 1);
 
     [Theory]
     [InlineData(PowerLoss.UnsyncedWritesDropped)]

@@ -114,6 +114,7 @@ public sealed class OnDiskLayoutTests
         Assert.Equal("SEDBHDR1"u8.ToArray(), BitConverter.GetBytes(DataFileHeader.MagicValue));
         Assert.Equal("SEJRNL03"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.MagicValue));
         Assert.Equal("SEJRNL02"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.FormatTwoMagic));
+        Assert.Equal("SEJRNL04"u8.ToArray(), BitConverter.GetBytes(JournalRecordHeader.FormatFourMagic));
     }
 
     [Fact]
