@@ -136,7 +136,7 @@ public sealed partial class StorageEnvironment
             durable: _options.Durability == DurabilityMode.Safe, opened.NextJournalFile, _logger, openLater: opened.SessionPending);
 
     /// <summary>Names the new session in the header and retires the journal files it does not need. Returns null: nothing runs on.</summary>
-    private Task? StartSession(EnvironmentFiles.Opened opened, long sessionId)
+    private QueuedWork? StartSession(EnvironmentFiles.Opened opened, long sessionId)
     {
         Header = EnvironmentFiles.StartSession(_data.File, Header, opened.State, opened.NextJournalFile, _options.Durability == DurabilityMode.Lazy, sessionId);
         int retired = _journal!.RetireBelow(opened.NextJournalFile);
@@ -145,12 +145,10 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// After a replay: syncs the replayed pages and names the new session in the background (see FinishRecovery).
-    /// Its own thread, not the thread pool's: the first commit waits for it, and an application that keeps the
-    /// pool's threads busy must not hold up the environment's first write.
+    /// Syncs the replayed pages, if any, and names the new session in the background (see FinishRecovery): on
+    /// the thread pool, or on the thread of the first commit, checkpoint or shipping session that needs it before
+    /// the pool got to it (see <see cref="QueuedWork"/>), so that a busy pool never holds up the first write.
     /// </summary>
-    private Task FinishRecoveryInBackground(EnvironmentFiles.Opened opened, long sessionId) =>
-        Task.Factory.StartNew(
-            () => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, _options.Durability == DurabilityMode.Lazy),
-            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+    private QueuedWork FinishRecoveryInBackground(EnvironmentFiles.Opened opened, long sessionId) =>
+        QueuedWork.Start(() => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, _options.Durability == DurabilityMode.Lazy, opened.Replayed));
 }

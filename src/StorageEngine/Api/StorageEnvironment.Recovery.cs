@@ -9,11 +9,12 @@ namespace StorageEngine;
 public sealed partial class StorageEnvironment
 {
     /// <summary>
-    /// The second half of a recovery, run in the background so that an environment opened after a crash answers
-    /// reads at once: syncs the replayed pages, writes the header that starts the new session, then retires the
-    /// crashed session's journal. Until it ends, that journal is what makes the replayed transactions durable.
+    /// The second half of an open, run in the background so that an environment answers reads at once: syncs
+    /// the <paramref name="replayed"/> pages replayed from a crashed session's journal (if any), writes the header
+    /// that starts the new session, then retires the previous session's journal. Until it ends, that journal is
+    /// what makes any replayed transactions durable.
     /// </summary>
-    private void FinishRecovery(EnvironmentState state, long nextJournal, long sessionId, bool lazy)
+    private void FinishRecovery(EnvironmentState state, long nextJournal, long sessionId, bool lazy, long replayed)
     {
         lock (_checkpointLock)
         {
@@ -39,7 +40,7 @@ public sealed partial class StorageEnvironment
             }
             catch (Exception e)
             {
-                _writeFailure.Record(e, "Syncing the pages recovered from the journal into the data file");
+                _writeFailure.Record(e, "Syncing the data file (and any pages recovered from the journal) and starting the new session");
                 Common.EngineLog.RecoverySyncFailed(_logger, e);
                 throw;
             }
@@ -55,7 +56,8 @@ public sealed partial class StorageEnvironment
                 // and the first commit retry.
                 Common.EngineLog.RecoveryTidyingFailed(_logger, e);
             }
-            Common.EngineLog.RecoveredPagesSynced(_logger, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            if (replayed > 0) Common.EngineLog.RecoveredPagesSynced(_logger, System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalMilliseconds, retired);
+            else if (retired > 0) Common.EngineLog.JournalFilesRetiredAfterOpening(_logger, retired);
         }
     }
 
@@ -64,9 +66,9 @@ public sealed partial class StorageEnvironment
     {
         try
         {
-            _recovering?.Wait();
+            _recovering?.RunOrWait();
         }
-        catch (AggregateException)
+        catch (Exception e) when (e is not OutOfMemoryException)
         {
             // Logged where it failed; the journal still holds the replayed records for the next open.
         }
@@ -76,14 +78,14 @@ public sealed partial class StorageEnvironment
     internal void WaitForRecovery()
     {
         var recovering = _recovering;
-        if (recovering is null || recovering.IsCompletedSuccessfully) return;
+        if (recovering is null || recovering.Completion.IsCompletedSuccessfully) return;
         try
         {
-            recovering.GetAwaiter().GetResult();
+            recovering.RunOrWait();
         }
         catch (Exception e)
         {
-            throw new StorageException($"Recovery of '{Directory}' could not sync the replayed pages to the data file; reopen the environment to recover again.", e);
+            throw new StorageException($"Opening '{Directory}' could not sync the data file and start the new session (the first journal file, the header); reopen the environment to recover again.", e);
         }
     }
 

@@ -50,11 +50,12 @@ public sealed partial class StorageEnvironment
         if (_journal is null)
             throw new InvalidOperationException($"The environment in '{Directory}' writes no journal ({(IsReadOnly ? "it is open read-only" : "it lives in memory")}), so it has none to ship.");
         // Shipping reads the records of the session the header names: the new one, once recovery has named it.
-        if (_recovering is { IsCompleted: false } recovering)
+        if (_recovering is { Completion.IsCompleted: false } recovering)
         {
             try
             {
-                await recovering.WaitAsync(cancellationToken).ConfigureAwait(false);
+                recovering.RunHereIfNotStarted();
+                await recovering.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
             }
             catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {

@@ -39,8 +39,9 @@ public sealed partial class StorageEnvironment : IDisposable
     private readonly CommitPipeline _commits;
     private readonly AsyncCommits _asyncCommits;
     private readonly Checkpointer? _checkpointer;
-    // The background end of a recovery (FinishRecovery), or null when the open replayed nothing.
-    private readonly Task? _recovering;
+    // The start of the new session, with the end of a recovery (FinishRecovery), left to the thread pool or the
+    // first that needs it; null when the open started the session itself (or has no journal).
+    private readonly QueuedWork? _recovering;
     // Write transactions and replication applies in progress; readers are counted by their reader slots.
     private int _openTransactions;
     private int _disposeRequested;

@@ -104,9 +104,19 @@ internal sealed unsafe class FreeSpaceMap
         {
             ulong* words = WordsOf(io, page, write: false, out long bit);
             long end = Math.Min(page - bit + bitsPerPage, sectionEnd);
-            for (; page < end; page++, bit++)
+            // A word at a time: the rest of a small file's section is hundreds of thousands of bits, all clear.
+            while (page < end)
             {
-                if ((words[bit >> 6] & (1UL << (int)(bit & 63))) == 0) continue;
+                int available = (int)Math.Min(64 - (bit & 63), end - page);
+                ulong rest = words[bit >> 6] >> (int)(bit & 63);
+                if (available < 64) rest &= (1UL << available) - 1;
+                if (rest == 0)
+                {
+                    page += available;
+                    bit += available;
+                    continue;
+                }
+                page += BitOperations.TrailingZeroCount(rest);
                 long section = page / PagesPerSection;
                 bitmapPage = BitmapPageOf(section) + (page - section * PagesPerSection) / bitsPerPage;
                 return page;

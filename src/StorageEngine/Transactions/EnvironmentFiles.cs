@@ -28,9 +28,10 @@ internal static unsafe class EnvironmentFiles
     /// transactions whose records were lost, so the free-space map must be rebuilt from the trees.
     /// </param>
     /// <param name="SessionPending">
-    /// Records were replayed into the data file but neither synced nor checkpointed: the header still names the
-    /// crashed session and its journal, which hold every replayed record until the caller finishes the
-    /// recovery with <see cref="FinishRecovery"/>.
+    /// The header still names the previous session, and the caller starts the new one with
+    /// <see cref="FinishRecovery"/> (in the background: it syncs, so it is most of an open's time). When records
+    /// were replayed they are in the data file but neither synced nor checkpointed, and the previous session's
+    /// journal holds every one of them until then.
     /// </param>
     /// <remarks>
     /// A read-write open with a journal leaves the new session to the caller: it opens the session's first journal
@@ -68,6 +69,7 @@ internal static unsafe class EnvironmentFiles
         if (readOnly && !fs.Exists(path))
             throw new StorageException($"There is no environment to open read-only in '{directory}': it has no {DataFileName} file.");
         var file = fs.Open(path, StorageFileMode.Buffered);
+        bool created = false;
         try
         {
             lockDataFile?.Invoke(file);
@@ -88,6 +90,7 @@ internal static unsafe class EnvironmentFiles
                     logger.LostDataFileReplaced(path, journalFiles.Count);
                 }
                 file.Dispose();
+                created = true;
                 file = Create(fs, directory, pageSize);
                 lockDataFile?.Invoke(file);
                 logger.EnvironmentCreated(directory, pageSize);
@@ -134,8 +137,13 @@ internal static unsafe class EnvironmentFiles
                 }
                 if (file.Length < state.PageCount * header.PageSize) file.SetLength(state.PageCount * header.PageSize);
                 // Syncing what was replayed takes longer than the replay (its pages go to the device): the
-                // caller does it in the background, and the journal keeps every replayed record until then.
-                if (replayed > 0 && !needsRebuild) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
+                // caller does it in the background, and the journal keeps every replayed record until then. With
+                // nothing replayed, starting the session (the first journal file moved into place, the header
+                // written, each synced) is still most of an open's time, and goes to the background too: until
+                // it ends the header names the previous session, which a crash then reopens as it was. A new
+                // environment starts its session now, so that a disk too full for its first journal file fails
+                // the open that created it rather than its first commit.
+                if (!needsRebuild && !created) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
                 file.Flush();
                 // The caller starts the new session once its first journal file exists; after an unclean Lazy
                 // session it rebuilds the free-space map first. The old header stays until then, so a crash in

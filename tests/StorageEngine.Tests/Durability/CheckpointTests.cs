@@ -108,6 +108,8 @@ public sealed class CheckpointTests
         using (var reopened = StorageEnvironment.Open(options))
         {
             AssertExactly(reopened, 400);
+            // The spare goes into place when the new session starts, in the background after the open.
+            reopened.WaitForRecovery();
             var open = fileSystem.ListFiles("/db").Where(name => name.StartsWith("journal", StringComparison.Ordinal)).ToList();
             Assert.True(open.Count == 1 && JournalFileNames.TryParse(open[0], out _), $"after reopening: {string.Join(", ", open)}");
             Commit(reopened, 401);

@@ -201,6 +201,49 @@ public sealed class PowerLossTests
         Assert.True(interrupted > 0, "no recovery was interrupted");
     }
 
+    [Theory]
+    [InlineData(51)]
+    [InlineData(52)]
+    public void Power_loss_while_a_clean_reopen_starts_its_session_keeps_every_commit(int seed)
+    {
+        // A clean reopen answers reads at once and starts its session (the spare journal file renamed into place,
+        // the header naming the session, each synced) in the background or in the first commit; the process dies
+        // at each of those steps in turn, then the power goes.
+        var random = new Random(seed);
+        var memory = new MemoryFileSystem();
+        var fileSystem = new CrashingFileSystem(memory);
+        var options = Options(fileSystem);
+        using (var first = StorageEnvironment.Open(options)) Commit(first, 1, 30);
+        long committed = 30;
+        int interrupted = 0;
+        for (int crashAfter = 0; crashAfter < 8; crashAfter++)
+        {
+            fileSystem.CrashAfter(crashAfter);
+            var environment = StorageEnvironment.Open(options);
+            try
+            {
+                AssertExactly(environment, committed);
+                Commit(environment, committed + 1);
+                committed++;
+            }
+            catch (Exception e) when (e is IOException or StorageException)
+            {
+                interrupted++;
+            }
+            environment.SimulateCrash();
+            fileSystem.Disarm();
+            LosePower(memory, (PowerLoss)random.Next(3), random);
+
+            using var reopened = StorageEnvironment.Open(options);
+            // A commit that did not return may or may not have reached the journal.
+            Assert.InRange(reopened.LastCommittedTransactionId, committed, committed + 1);
+            committed = reopened.LastCommittedTransactionId;
+            AssertExactly(reopened, committed);
+            AssertHealthy(reopened);
+        }
+        Assert.True(interrupted > 0, "no session start was interrupted");
+    }
+
     [Fact]
     public void Every_lazy_commit_survives_a_process_crash()
     {

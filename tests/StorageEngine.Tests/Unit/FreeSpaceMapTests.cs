@@ -100,6 +100,61 @@ public sealed class FreeSpaceMapTests
     }
 
     /// <summary>Each page's bit, plus the transaction that freed it while readers could still see it.</summary>
+    [Theory]
+    [InlineData(11)]
+    [InlineData(12)]
+    public unsafe void FirstFreePast_finds_the_first_stray_free_bit_past_the_file_as_a_bit_by_bit_search_does(int seed)
+    {
+        // The search goes a word at a time (a small file's section is hundreds of thousands of clear bits); a bit
+        // by bit search over the same bitmaps is the reference, for stray bits at word, page and file edges.
+        var random = new Random(seed);
+        var map = new FreeSpaceMap(PageSize);
+        long bitsPerPage = (PageSize - PageHeader.Size) * 8L;
+        for (int round = 0; round < 40; round++)
+        {
+            using var bitmaps = new BitmapBuilder(PageSize);
+            long pageCount = random.Next(3) switch
+            {
+                0 => FreeSpaceMap.InitialPageCount(PageSize) + random.Next(200),
+                1 => bitsPerPage * random.Next(1, 4) - random.Next(0, 70),
+                _ => random.NextInt64(3, map.PagesPerSection - 1),
+            };
+            int strays = random.Next(4);
+            for (int i = 0; i < strays; i++)
+            {
+                long page = random.Next(3) switch
+                {
+                    0 => pageCount + random.Next(0, 130),
+                    1 => (pageCount / 64 + random.Next(1, 3)) * 64 + random.Next(-1, 1),
+                    _ => random.NextInt64(pageCount, map.PagesPerSection),
+                };
+                if (page < pageCount || page >= map.PagesPerSection) continue;
+                MarkFree(bitmaps, page, bitsPerPage);
+            }
+            long expected = -1;
+            for (long page = pageCount; page < map.PagesPerSection && expected < 0; page++)
+                if (IsMarkedFree(bitmaps, page, bitsPerPage)) expected = page;
+
+            long found = map.FirstFreePast(bitmaps, pageCount, out long bitmapPage);
+            Assert.Equal(expected, found);
+            Assert.Equal(expected < 0 ? -1 : FreeSpaceMap.FirstBitmapPage + expected / bitsPerPage, bitmapPage);
+        }
+    }
+
+    private static unsafe ulong* BitmapWord(BitmapBuilder bitmaps, long page, long bitsPerPage, out int bit)
+    {
+        long index = page % bitsPerPage;
+        bit = (int)(index & 63);
+        var words = (ulong*)(bitmaps.WriteBitmap(FreeSpaceMap.FirstBitmapPage + page / bitsPerPage, create: false) + PageHeader.Size);
+        return words + (index >> 6);
+    }
+
+    private static unsafe void MarkFree(BitmapBuilder bitmaps, long page, long bitsPerPage) =>
+        *BitmapWord(bitmaps, page, bitsPerPage, out int bit) |= 1UL << bit;
+
+    private static unsafe bool IsMarkedFree(BitmapBuilder bitmaps, long page, long bitsPerPage) =>
+        (*BitmapWord(bitmaps, page, bitsPerPage, out int bit) & (1UL << bit)) != 0;
+
     private sealed class AllocatorModel
     {
         private readonly List<bool> _free = [];
