@@ -98,7 +98,7 @@ internal static class OpRunner
             ops = Math.Max(ops, (long)Math.Ceiling(warmOps / WarmUpSeconds * minSeconds));
         }
         latencies = new long[recordLatency ? ops : 0];
-        progress = new ProgressReporter(label, ops);
+        progress = new ProgressReporter(label, "ops", ops);
         start = Stopwatch.GetTimestamp();
         ready.SignalAndWait();
         foreach (var w in workers) w.Join();

@@ -13,7 +13,7 @@ internal static class PipelinedRunner
     {
         var latencies = new long[transactions];
         var waiting = new Queue<(long Transaction, long Started, ValueTask Durable)>(inFlight);
-        var progress = new ProgressReporter(label, transactions);
+        var progress = new ProgressReporter(label, "txns", transactions);
         long capTicks = double.IsInfinity(capSeconds) ? long.MaxValue : (long)(capSeconds * Stopwatch.Frequency);
         long done = 0;
         long start = Stopwatch.GetTimestamp();

@@ -10,18 +10,30 @@ namespace StorageEngine.Tool;
 /// </summary>
 internal sealed class ProgressBarDisplay
 {
+    /// <summary>How long the bar must have run before it shows a rate (and so a time left).</summary>
+    private static readonly TimeSpan RateAfter = TimeSpan.FromSeconds(0.5);
+
     private readonly TaskCompletionSource _stopped = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly Task _display;
     private readonly ProgressTask _task;
+    private readonly TimeProvider _time;
+    private readonly object _rateLock = new();
+    private long _firstAt;
+    private double _firstDone = double.NaN;
+    private double? _rate;
     private int _stopping;
 
     /// <summary>Starts the display on <paramref name="console"/> with <paramref name="total"/> units to do.</summary>
     public ProgressBarDisplay(IAnsiConsole console, TimeProvider time, string activity, string unit, long total)
     {
         var added = new TaskCompletionSource<ProgressTask>(TaskCreationOptions.RunContinuationsAsynchronously);
+        _time = time;
+        // The rate and the time left are this display's own, measured from its first update: Spectre's speed counts
+        // that update's whole value as done in its first moment, and a bar that appears after work has started (the
+        // tool's after a quarter second, the runner's after a second) then showed a rate thousands of times too high.
         var progress = new Progress(console, time) { AutoClear = true, HideCompleted = false, ExcludeVerticalPadding = true }
             .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(),
-                new CountColumn(unit), new RateColumn(unit), new RemainingTimeColumn());
+                new CountColumn(unit), new RateColumn(unit, () => Rate), new TimeLeftColumn(() => Rate));
         // StartAsync keeps the display (and Spectre's refresh thread) alive until the function's task ends: the
         // function adds the one task and waits for Stop.
         _display = progress.StartAsync(async context =>
@@ -33,9 +45,31 @@ internal sealed class ProgressBarDisplay
         _task = added.Task.GetAwaiter().GetResult();
     }
 
+    /// <summary>Units per second since the first update, once the bar has run <see cref="RateAfter"/>; else null.</summary>
+    public double? Rate
+    {
+        get
+        {
+            lock (_rateLock) return _rate;
+        }
+    }
+
     /// <summary>Shows <paramref name="done"/> of <paramref name="total"/> units.</summary>
     public void Update(long done, long total)
     {
+        long now = _time.GetTimestamp();
+        lock (_rateLock)
+        {
+            if (double.IsNaN(_firstDone))
+            {
+                _firstDone = done;
+                _firstAt = now;
+            }
+            else if (_time.GetElapsedTime(_firstAt, now) is var elapsed && elapsed >= RateAfter)
+            {
+                _rate = (done - _firstDone) / elapsed.TotalSeconds;
+            }
+        }
         _task.MaxValue = Math.Max(1, total);
         _task.Value = Math.Min(done, _task.MaxValue);
     }
