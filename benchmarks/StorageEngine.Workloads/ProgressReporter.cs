@@ -28,7 +28,7 @@ internal sealed class ProgressReporter
     private ProgressBarDisplay? _bar;
 
     internal ProgressReporter(string label, string unit, long total)
-        : this(label, unit, total, Console.Error, Terminal, () => TerminalConsole(Console.Error), TimeProvider.System)
+        : this(label, unit, total, Console.Error, Terminal, () => ProgressBarDisplay.TerminalConsole(Console.Error), TimeProvider.System)
     {
     }
 
@@ -87,12 +87,4 @@ internal sealed class ProgressReporter
         if (Interlocked.Exchange(ref s_cancelHooked, 1) != 0) return;
         Console.CancelKeyPress += (_, _) => Volatile.Read(ref s_drawing)?.Done();
     }
-
-    private static IAnsiConsole TerminalConsole(TextWriter error) => AnsiConsole.Create(new AnsiConsoleSettings
-    {
-        Out = new AnsiConsoleOutput(error),
-        Ansi = AnsiSupport.Detect,
-        ColorSystem = ColorSystemSupport.Detect,
-        Interactive = InteractionSupport.Yes,
-    });
 }

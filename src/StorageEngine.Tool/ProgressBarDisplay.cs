@@ -54,6 +54,18 @@ internal sealed class ProgressBarDisplay
         }
     }
 
+    /// <summary>
+    /// A Spectre console over standard error, which the caller found to be a terminal. ANSI support is detected
+    /// (a dumb terminal gets Spectre's plain fallback rather than escape codes).
+    /// </summary>
+    public static IAnsiConsole TerminalConsole(TextWriter error) => AnsiConsole.Create(new AnsiConsoleSettings
+    {
+        Out = new AnsiConsoleOutput(error),
+        Ansi = AnsiSupport.Detect,
+        ColorSystem = ColorSystemSupport.Detect,
+        Interactive = InteractionSupport.Yes,
+    });
+
     /// <summary>Shows <paramref name="done"/> of <paramref name="total"/> units.</summary>
     public void Update(long done, long total)
     {

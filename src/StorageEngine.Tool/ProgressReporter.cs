@@ -41,7 +41,7 @@ internal sealed class ProgressReporter
         _enabled = enabled;
         _interactive = interactive;
         _interval = interactive ? TimeSpan.FromMilliseconds(250) : TimeSpan.FromSeconds(5);
-        _console = console ?? (() => TerminalConsole(error));
+        _console = console ?? (() => ProgressBarDisplay.TerminalConsole(error));
         _time = time ?? TimeProvider.System;
     }
 
@@ -103,16 +103,4 @@ internal sealed class ProgressReporter
         _error.Write("\r" + new string(' ', 79) + "\r");
         _drawn = false;
     }
-
-    /// <summary>
-    /// A Spectre console over standard error, which the caller found to be a terminal. ANSI support is detected
-    /// (a dumb terminal gets Spectre's plain fallback rather than escape codes).
-    /// </summary>
-    private static IAnsiConsole TerminalConsole(TextWriter error) => AnsiConsole.Create(new AnsiConsoleSettings
-    {
-        Out = new AnsiConsoleOutput(error),
-        Ansi = AnsiSupport.Detect,
-        ColorSystem = ColorSystemSupport.Detect,
-        Interactive = InteractionSupport.Yes,
-    });
 }

@@ -68,7 +68,7 @@ public sealed partial class StorageEnvironment
         {
             _recovering?.RunOrWait();
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception)
         {
             // Logged where it failed; the journal still holds the replayed records for the next open.
         }
@@ -106,7 +106,7 @@ public sealed partial class StorageEnvironment
             // until the new session's header is written a crash simply leads to another rebuild.
             var sealedPages = new List<CommittedRun>();
             var runs = new List<JournalPageRun>();
-            pages.Seal(sealedPages, runs, encodeDiffs: false, valuesInPlaceFrom: long.MaxValue, sealedPages, out _);
+            pages.Seal(sealedPages, runs, encodeDiffs: false, valuesInPlaceFrom: long.MaxValue, valuesInPlace: [], out _);
             try
             {
                 CommitPipeline.WriteRuns(_data, runs, new List<ReadOnlyMemory<byte>>());

@@ -17,10 +17,9 @@ public sealed partial class StorageEnvironment
     private static readonly TimeSpan ShippingPollInterval = TimeSpan.FromMilliseconds(200);
 
     private TaskCompletionSource? _commitSignal;
-    // Under _checkpointLock: the journal files they still need are not retired.
-    private readonly List<ShippingSession> _shippingSessions = new();
-    // The same sessions, replaced whole on each change, for writers to read without the checkpoint lock.
-    private volatile ShippingSession[] _shippingSessionsNow = [];
+    // The running sessions: checkpoints keep the journal files they still need, writers the pages they may still
+    // read. Replaced whole under _checkpointLock, read without it.
+    private volatile ShippingSession[] _shippingSessions = [];
 
     /// <summary>
     /// Ships every transaction committed after <paramref name="afterTransactionId"/> to
@@ -129,7 +128,7 @@ public sealed partial class StorageEnvironment
     private long ShippedByEverySession()
     {
         long shipped = long.MaxValue;
-        foreach (var session in _shippingSessionsNow) shipped = Math.Min(shipped, session.ShippedTransactionId);
+        foreach (var session in _shippingSessions) shipped = Math.Min(shipped, session.ShippedTransactionId);
         return shipped;
     }
 
@@ -163,8 +162,7 @@ public sealed partial class StorageEnvironment
             if (published.TransactionId == firstTransaction - 1) previousState = StateChecksum(published.State);
             else if (Header.CheckpointTransactionId == firstTransaction - 1) previousState = StateChecksum(EnvironmentFiles.ReadState(Header));
             var session = new ShippingSession(tail.FileNumber, firstTransaction - 1);
-            _shippingSessions.Add(session);
-            _shippingSessionsNow = _shippingSessions.ToArray();
+            _shippingSessions = [.. _shippingSessions, session];
             return session;
         }
     }
@@ -172,11 +170,7 @@ public sealed partial class StorageEnvironment
     private void StopShipping(ShippingSession? session)
     {
         if (session is null) return;
-        lock (_checkpointLock)
-        {
-            _shippingSessions.Remove(session);
-            _shippingSessionsNow = _shippingSessions.ToArray();
-        }
+        lock (_checkpointLock) _shippingSessions = Array.FindAll(_shippingSessions, running => running != session);
     }
 
     /// <summary>

@@ -194,10 +194,6 @@ internal sealed unsafe partial class JournalWriter : IDisposable
         block.Clear();
         var header = (JournalRecordHeader*)h;
         header->Magic = JournalRecordHeader.MagicValue;
-        for (int i = 0; i < runs.Count; i++)
-        {
-            if (runs[i].IsInPlace) header->Magic = JournalRecordHeader.FormatFourMagic;
-        }
         header->EnvironmentId = _environmentId;
         header->SessionId = _sessionId;
         header->TransactionId = entry.TransactionId;
@@ -216,6 +212,7 @@ internal sealed unsafe partial class JournalWriter : IDisposable
             BinaryPrimitives.WriteInt32LittleEndian(slot[8..], run.PageCount);
             BinaryPrimitives.WriteInt32LittleEndian(slot[12..], run.IsDiff ? run.Diff.Length : 0);
             BinaryPrimitives.WriteInt64LittleEndian(slot[16..], run.BasePage);
+            if (run.IsInPlace) header->Magic = JournalRecordHeader.FormatFourMagic;
             if (!run.IsDiff) continue;
             run.Diff.Span.CopyTo(block[diffAt..]);
             diffAt += run.Diff.Length;

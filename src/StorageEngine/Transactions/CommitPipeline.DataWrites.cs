@@ -68,7 +68,7 @@ internal sealed partial class CommitPipeline
         {
             foreach (var member in group)
             {
-                if (member.ValuesInPlace.Count > 0) WriteValueRuns(member.ValuesInPlace);
+                if (member.ValuesInPlace.Count > 0) WriteRuns(_data, member.Runs, _gather, inPlace: true);
             }
             _data.Flush();
         }
@@ -77,26 +77,6 @@ internal sealed partial class CommitPipeline
             _failure.Record(e, "Writing a commit's values into the data file before its journal record", replace: true);
             throw;
         }
-    }
-
-    /// <summary>Writes values (in page order) with one gathered write per stretch of consecutive pages.</summary>
-    private void WriteValueRuns(List<CommittedRun> values)
-    {
-        int i = 0;
-        while (i < values.Count)
-        {
-            long first = values[i].FirstPage;
-            long next = first;
-            _gather.Clear();
-            while (i < values.Count && values[i].FirstPage == next && _gather.Count < MaxGatheredPages)
-            {
-                _gather.Add(values[i].Buffer.Memory);
-                next += values[i].PageCount;
-                i++;
-            }
-            _data.Write(first, _gather);
-        }
-        _gather.Clear();
     }
 
     /// <summary>
@@ -119,15 +99,16 @@ internal sealed partial class CommitPipeline
     }
 
     /// <summary>
-    /// Writes sealed runs to the data file, one gathered write per stretch of consecutive pages; runs in place
-    /// are there already and left out.
+    /// Writes sealed runs to the data file, one gathered write per stretch of consecutive pages: those the journal
+    /// carries, or with <paramref name="inPlace"/> those written before their record (see
+    /// <see cref="JournalPageRun.InPlace"/>).
     /// </summary>
-    public static void WriteRuns(DataFile data, List<JournalPageRun> runs, List<ReadOnlyMemory<byte>> gather)
+    public static void WriteRuns(DataFile data, List<JournalPageRun> runs, List<ReadOnlyMemory<byte>> gather, bool inPlace = false)
     {
         int i = 0;
         while (i < runs.Count)
         {
-            if (runs[i].IsInPlace)
+            if (runs[i].IsInPlace != inPlace)
             {
                 i++;
                 continue;
@@ -135,7 +116,7 @@ internal sealed partial class CommitPipeline
             long first = runs[i].FirstPage;
             long next = first;
             gather.Clear();
-            while (i < runs.Count && runs[i].FirstPage == next && !runs[i].IsInPlace)
+            while (i < runs.Count && runs[i].FirstPage == next && runs[i].IsInPlace == inPlace)
             {
                 gather.Add(runs[i].Data);
                 next += runs[i].PageCount;

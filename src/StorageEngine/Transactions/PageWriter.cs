@@ -235,12 +235,22 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _order.Sort();
         diffs = null;
         int diffLength = 0;
-        int candidates = 0;
-        if (encodeDiffs)
+        // One pass counts the pages that may become diffs and the values on pages past the file's end at the start;
+        // those go in place all together, when they come to valuesInPlaceFrom bytes, or not at all.
+        int candidates = 0, inPlaceRuns = 0;
+        long inPlaceBytes = 0;
+        bool valuesMayGoInPlace = valuesInPlaceFrom != long.MaxValue;
+        if (encodeDiffs || valuesMayGoInPlace)
         {
-            foreach (var (_, run) in _dirty) if (Diffable(run)) candidates++;
+            foreach (var (page, run) in _dirty)
+            {
+                if (encodeDiffs && Diffable(run)) candidates++;
+                if (!valuesMayGoInPlace || !run.IsOverflow || page < _startPageCount) continue;
+                inPlaceRuns++;
+                inPlaceBytes += (long)run.PageCount * PageSize;
+            }
         }
-        int inPlaceRuns = CountValuesInPlace(valuesInPlaceFrom);
+        if (inPlaceBytes < valuesInPlaceFrom) inPlaceRuns = 0;
         if (candidates > 0 || inPlaceRuns > 0)
             diffs = ArrayPool<byte>.Shared.Rent(candidates * PageDiff.MaxLength(PageSize) + inPlaceRuns * sizeof(uint));
         Span<ulong> differs = stackalloc ulong[DifferingWords.EntriesFor(PageSize)];
@@ -292,24 +302,6 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
         foreach (var (_, run) in _dirty) _tables.Recycle(run);
         _dirty.Clear();
-    }
-
-    /// <summary>
-    /// How many overflow values Seal writes in place: those on pages past the file's end at the start, all of
-    /// them when they come to <paramref name="fromBytes"/> at least, else none.
-    /// </summary>
-    private int CountValuesInPlace(long fromBytes)
-    {
-        if (fromBytes == long.MaxValue) return 0;
-        long bytes = 0;
-        int count = 0;
-        foreach (var (page, run) in _dirty)
-        {
-            if (!run.IsOverflow || page < _startPageCount) continue;
-            bytes += (long)run.PageCount * PageSize;
-            count++;
-        }
-        return count > 0 && bytes >= fromBytes ? count : 0;
     }
 
     private static bool Diffable(DirtyRun run) => run.BasePage != JournalPageRun.FullImage;
