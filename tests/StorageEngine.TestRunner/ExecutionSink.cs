@@ -3,7 +3,12 @@ using Xunit.Abstractions;
 namespace StorageEngine.TestRunner;
 
 /// <summary>Prints one line per test result and counts them; failures with their messages and stack traces.</summary>
-internal sealed class ExecutionSink : CompletionSink<ITestAssemblyFinished>
+/// <remarks>
+/// It writes to the standard output it was given, never to <see cref="Console.Out"/> at the time of a result: tests
+/// that capture the console (the documentation examples call <see cref="Console.SetOut"/>) would otherwise receive
+/// the result lines of tests that finish meanwhile.
+/// </remarks>
+internal sealed class ExecutionSink(TextWriter output) : CompletionSink<ITestAssemblyFinished>
 {
     private readonly object _console = new();
 
@@ -21,25 +26,25 @@ internal sealed class ExecutionSink : CompletionSink<ITestAssemblyFinished>
             {
                 case ITestPassed passed:
                     Passed++;
-                    Console.WriteLine($"  pass  {passed.Test.DisplayName} ({passed.ExecutionTime:0.000} s)");
+                    output.WriteLine($"  pass  {passed.Test.DisplayName} ({passed.ExecutionTime:0.000} s)");
                     break;
                 case ITestFailed failed:
                     Failed++;
-                    Console.WriteLine($"  FAIL  {failed.Test.DisplayName} ({failed.ExecutionTime:0.000} s)");
+                    output.WriteLine($"  FAIL  {failed.Test.DisplayName} ({failed.ExecutionTime:0.000} s)");
                     for (int i = 0; i < failed.Messages.Length; i++)
                     {
-                        Console.WriteLine($"        {failed.ExceptionTypes[i]}: {failed.Messages[i]}");
-                        Console.WriteLine(failed.StackTraces[i]);
+                        output.WriteLine($"        {failed.ExceptionTypes[i]}: {failed.Messages[i]}");
+                        output.WriteLine(failed.StackTraces[i]);
                     }
 
                     break;
                 case ITestSkipped skipped:
                     Skipped++;
-                    Console.WriteLine($"  skip  {skipped.Test.DisplayName}: {skipped.Reason}");
+                    output.WriteLine($"  skip  {skipped.Test.DisplayName}: {skipped.Reason}");
                     break;
                 case IErrorMessage error:
                     Failed++;
-                    Console.WriteLine($"  ERROR {string.Join("; ", error.Messages)}");
+                    output.WriteLine($"  ERROR {string.Join("; ", error.Messages)}");
                     break;
             }
         }

@@ -69,13 +69,15 @@ if (selected.Count == 0)
     return 1;
 }
 
-Console.WriteLine($"Running {selected.Count} test cases of {assembly.GetName().Name} on {RuntimeInformation.OSDescription} ({RuntimeInformation.ProcessArchitecture}).");
+// The console as the runner started: tests that redirect Console.Out for a while must not capture result lines.
+TextWriter output = Console.Out;
+output.WriteLine($"Running {selected.Count} test cases of {assembly.GetName().Name} on {RuntimeInformation.OSDescription} ({RuntimeInformation.ProcessArchitecture}).");
 var started = System.Diagnostics.Stopwatch.StartNew();
 using (ITestFrameworkExecutor executor = framework.GetExecutor(assembly.GetName()))
-using (var execution = new ExecutionSink())
+using (var execution = new ExecutionSink(output))
 {
     executor.RunTests(selected, execution, options);
     execution.WaitForCompletion();
-    Console.WriteLine($"tests: {execution.Passed} passed, {execution.Failed} failed, {execution.Skipped} skipped in {started.Elapsed.TotalSeconds:0.0} s");
+    output.WriteLine($"tests: {execution.Passed} passed, {execution.Failed} failed, {execution.Skipped} skipped in {started.Elapsed.TotalSeconds:0.0} s");
     return execution.Failed == 0 && execution.Passed > 0 ? 0 : 1;
 }
