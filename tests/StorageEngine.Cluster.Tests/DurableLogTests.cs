@@ -4,6 +4,7 @@ using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using StorageEngine.Cluster.Replication;
 using StorageEngine.Cluster.Tests.Infrastructure;
+using static StorageEngine.Cluster.Tests.Infrastructure.LogEntries;
 
 namespace StorageEngine.Cluster.Tests;
 
@@ -120,16 +121,8 @@ public sealed class DurableLogTests : IDisposable
         }
     }
 
-    private static BinaryLogEntry Entry(long index) => new() { Content = Encoding.UTF8.GetBytes(Payload(index)), Term = 1 };
-
-    private static string Payload(long index) => $"entry {index}";
-
-    private static WriteAheadLog.Options Options(string location) => new()
-    {
-        Location = location,
-        HashAlgorithm = WriteAheadLog.IntegrityHashAlgorithm.Crc32,
-        MemoryManagement = WriteAheadLog.MemoryManagementStrategy.PrivateMemory,
-    };
+    // Private memory: an entry is in the files only once DotNext flushed it, as after a power loss.
+    private static WriteAheadLog.Options Options(string location) => LogEntries.Options(location, WriteAheadLog.MemoryManagementStrategy.PrivateMemory);
 
     private DurableWriteAheadLog Open(string name)
     {

@@ -5,6 +5,7 @@ using DotNext.Net.Cluster.Consensus.Raft;
 using DotNext.Net.Cluster.Consensus.Raft.StateMachine;
 using StorageEngine.Cluster.Replication;
 using StorageEngine.Cluster.Tests.Infrastructure;
+using static StorageEngine.Cluster.Tests.Infrastructure.LogEntries;
 
 namespace StorageEngine.Cluster.Tests;
 
@@ -20,16 +21,11 @@ public sealed class SnapshotInstallLogTests : IDisposable
     public async Task A_snapshot_installed_before_the_log_wrote_its_last_commit_to_the_checkpoint_leaves_the_log_working()
     {
         var machine = new InstallingStateMachine();
-        var log = new DurableWriteAheadLog(new WriteAheadLog.Options
-        {
-            Location = _root,
-            HashAlgorithm = WriteAheadLog.IntegrityHashAlgorithm.Crc32,
-            MemoryManagement = WriteAheadLog.MemoryManagementStrategy.SharedMemory,
-        }, machine);
+        var log = new DurableWriteAheadLog(Options(_root, WriteAheadLog.MemoryManagementStrategy.SharedMemory), machine);
         await using var _ = log;
         await log.InitializeAsync();
         IAuditTrail<IRaftLogEntry> raft = log; // the interface RaftCluster appends and installs through
-        await raft.AppendAsync(new LogEntryProducer<BinaryLogEntry>([.. Enumerable.Range(1, 10).Select(Entry)]), 1, skipCommitted: true);
+        await raft.AppendAsync(new LogEntryProducer<BinaryLogEntry>([.. Enumerable.Range(1, 10).Select(index => Entry(index))]), 1, skipCommitted: true);
         await log.CommitAsync(5);
         await log.WaitForApplyAsync(5);
 
@@ -72,8 +68,4 @@ public sealed class SnapshotInstallLogTests : IDisposable
         {
         }
     }
-
-    private static BinaryLogEntry Entry(int index) => new() { Content = Encoding.UTF8.GetBytes(Payload(index)), Term = 1 };
-
-    private static string Payload(int index) => $"entry {index}";
 }
