@@ -110,6 +110,9 @@ internal sealed unsafe class DataFile : IDisposable
 
     public void Flush() => _file.Flush();
 
+    /// <summary>Starts writing pages already written to the file to the device, ahead of <see cref="Flush"/> (a hint, see <see cref="IStorageFile.StartWriteback"/>).</summary>
+    public void StartWriteback(long firstPage, long pageCount) => _file.StartWriteback(firstPage * PageSize, pageCount * PageSize);
+
     /// <summary>
     /// Cuts unused space at the end (on close, so the file's size matches its pages). Only when nothing can read
     /// through the mappings any more: Windows refuses to cut a mapped file, and the mappings are made again.

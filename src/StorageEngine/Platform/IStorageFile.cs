@@ -34,6 +34,16 @@ internal interface IStorageFile : IDisposable
     /// <summary>Makes every completed write durable (fdatasync).</summary>
     void Flush();
 
+    /// <summary>
+    /// Asks the operating system to start writing [<paramref name="offset"/>, <paramref name="offset"/> +
+    /// <paramref name="length"/>) to the device now, without waiting for it, so that the device works while
+    /// the caller goes on writing the next range. A hint only: nothing is durable until <see cref="Flush"/>
+    /// returns, and file systems without such a call (this default) do nothing.
+    /// </summary>
+    void StartWriteback(long offset, long length)
+    {
+    }
+
     /// <summary>Maps [0, length) read-only. The view stays valid until disposed, whatever happens to the file.</summary>
     IMappedView Map(long length);
 

@@ -101,6 +101,28 @@ internal static partial class LinuxNative
     }
 
     /// <summary>
+    /// sync_file_range(SYNC_FILE_RANGE_WRITE): starts writeback of the range's dirty pages and returns without
+    /// waiting for it. Durability still takes <see cref="FlushData"/> (this call neither waits for the device
+    /// nor flushes its cache, nor writes metadata); a failure here is left for that flush to report.
+    /// </summary>
+    public static void StartWriteback(SafeFileHandle handle, long offset, long length)
+    {
+        bool added = false;
+        try
+        {
+            handle.DangerousAddRef(ref added);
+            _ = SyncFileRange((int)handle.DangerousGetHandle(), offset, length, SyncFileRangeWrite);
+        }
+        finally
+        {
+            if (added)
+            {
+                handle.DangerousRelease();
+            }
+        }
+    }
+
+    /// <summary>
     /// Takes flock(LOCK_EX|LOCK_NB) on the handle. .NET already does this for FileShare.None, but not when the
     /// System.IO.DisableFileLocking switch is set, and the engine must never run two writers on one environment.
     /// Returns false when another open file description holds the lock.
@@ -346,6 +368,11 @@ internal static partial class LinuxNative
 
     [LibraryImport("libc", EntryPoint = "statx", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
     private static unsafe partial int Statx(int directoryFd, string path, int flags, uint mask, byte* buffer);
+
+    private const uint SyncFileRangeWrite = 2;
+
+    [LibraryImport("libc", EntryPoint = "sync_file_range", SetLastError = true)]
+    private static partial int SyncFileRange(int fd, long offset, long length, uint flags);
 
     [LibraryImport("libc", EntryPoint = "fallocate", SetLastError = true)]
     private static partial int FAllocate(int fd, int mode, long offset, long length);

@@ -374,6 +374,16 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     }
 
     /// <inheritdoc />
+    /// <remarks>Linux only (sync_file_range); elsewhere nothing, and the flush writes everything.</remarks>
+    public void StartWriteback(long offset, long length)
+    {
+        if (OperatingSystem.IsLinux() && !IsWriteThrough && length > 0)
+        {
+            LinuxNative.StartWriteback(_handle, offset, length);
+        }
+    }
+
+    /// <inheritdoc />
     /// <remarks>
     /// The file must already be at least <paramref name="length"/> long: mapping past the end would fault on
     /// access rather than read zeros. Truncating the file below a live view makes reads from the cut part fault
