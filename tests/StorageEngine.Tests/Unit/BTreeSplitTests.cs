@@ -63,6 +63,54 @@ public sealed class BTreeSplitTests
     }
 
     [Fact]
+    public void Appends_to_right_edge_pages_with_dead_entries_split_off_the_new_entry_and_keep_every_key()
+    {
+        // The right edge leaf holds dead entries (from deletes and growing updates) when appends split it.
+        var fs = new MemoryFileSystem();
+        var options = TestData.SafeOptions(fs);
+        var model = new SortedDictionary<byte[], byte[]>(ByteArrayComparer.Instance);
+        var random = new Random(11);
+        int next = 0;
+        using (var env = StorageEnvironment.Open(options))
+        {
+            for (int batch = 0; batch < 60; batch++)
+            {
+                using var tx = env.BeginWrite();
+                var tree = batch == 0 ? tx.CreateTree("t") : tx.OpenTree("t")!;
+                for (int j = 0; j < 100; j++)
+                {
+                    var value = TestData.Value(next, random.Next(0, 300));
+                    tree.Put(TestData.LongKey(next), value);
+                    model[TestData.LongKey(next)] = value;
+                    next++;
+                    // Now and then a recent key is deleted or grows, leaving a dead entry in the right edge leaf.
+                    int recent = next - 1 - random.Next(0, Math.Min(next, 20));
+                    if (random.Next(4) == 0 && model.Remove(TestData.LongKey(recent))) Assert.True(tree.Delete(TestData.LongKey(recent)));
+                    else if (random.Next(4) == 0 && model.ContainsKey(TestData.LongKey(recent)))
+                    {
+                        var grown = TestData.Value(recent, random.Next(300, 600));
+                        tree.Put(TestData.LongKey(recent), grown);
+                        model[TestData.LongKey(recent)] = grown;
+                    }
+                }
+                tx.Commit();
+            }
+        }
+        using (var env = StorageEnvironment.Open(options))
+        {
+            using (var rtx = env.BeginRead())
+            {
+                var tree = rtx.OpenTree("t");
+                Assert.True(tree.BTree.Header.Depth >= 3, $"depth is only {tree.BTree.Header.Depth}");
+                var scanned = TestData.Scan(tree);
+                TestData.AssertSameBytes(model.Keys, scanned.Select(e => e.Key));
+                TestData.AssertSameBytes(model.Values, scanned.Select(e => e.Value));
+            }
+            TestData.AssertHealthy(env);
+        }
+    }
+
+    [Fact]
     public void Keys_inserted_over_many_commits_in_a_durable_environment_survive_reopening()
     {
         var fs = new MemoryFileSystem();
