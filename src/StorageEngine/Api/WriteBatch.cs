@@ -29,6 +29,9 @@ public sealed class WriteBatch
     /// <summary>Number of operations added since the batch was made or cleared.</summary>
     public int Count { get; private set; }
 
+    /// <summary>Bytes of keys and values held.</summary>
+    internal int ByteCount => _used;
+
     /// <summary>Adds a put of <paramref name="key"/> with <paramref name="value"/> (both copied).</summary>
     /// <exception cref="ArgumentException">The key is empty, or the batch would exceed 2 GB of keys and values.</exception>
     public void Put(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value) => Add(key, value, delete: false);

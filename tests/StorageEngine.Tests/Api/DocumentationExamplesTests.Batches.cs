@@ -42,4 +42,39 @@ public sealed partial class DocumentationExamplesTests
         }
         Assert.Equal(["33", "absent", "10", "33"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
     }
+
+    [Fact]
+    public void ApiGuide_writes_from_many_threads()
+    {
+        using var env = MemoryEnvironment();
+        var printed = new StringWriter();
+        var console = Console.Out;
+        Console.SetOut(printed);
+        try
+        {
+            using (var tx = env.BeginWrite())
+            {
+                tx.CreateTree("sessions");
+                tx.Commit();
+            }
+            Parallel.For(0, 4, worker =>
+            {
+                var batch = new WriteBatch();                    // one per thread, reused
+                for (int i = 0; i < 250; i++)
+                {
+                    batch.Clear();
+                    batch.Put(Encoding.UTF8.GetBytes($"user-{worker}-{i}"), "active"u8);
+                    batch.Delete(Encoding.UTF8.GetBytes($"user-{worker}-{i - 1}"));
+                    env.Write("sessions", batch);                // atomic; committed when it returns
+                }
+            });
+            using (var tx = env.BeginRead())
+                Console.WriteLine(tx.OpenTree("sessions").Count); // 4
+        }
+        finally
+        {
+            Console.SetOut(console);
+        }
+        Assert.Equal(["4"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+    }
 }
