@@ -15,6 +15,9 @@ internal sealed class GroupedWrites
     /// <summary>Bytes of keys and values past which a group takes no further batch (one at least).</summary>
     public const int MaxGroupBytes = 1 << 20;
 
+    /// <summary>The longest a leader waits for the batches it expects (see <see cref="TakeMore"/>): 20 µs.</summary>
+    private static readonly long MaxLateWaitTicks = Stopwatch.Frequency / 50_000;
+
     /// <summary>How long a waiting writer spins before it blocks (waking a blocked thread costs tens of microseconds on a virtual machine).</summary>
     private const int SpinIterations = 40;
 
@@ -100,9 +103,10 @@ internal sealed class GroupedWrites
         if (TakeQueued(group)) return true;
         if (_waitedThisGroup || group.Count >= Volatile.Read(ref _expected)) return false;
         // Fewer than the last group held, counting those that queued while it was applied: the others are likely
-        // on their way back with their next batch. Worth waiting for, up to about one group's time.
+        // on their way back with their next batch, a few microseconds behind when they only write. Worth a short
+        // wait: half a group's time, at most MaxLateWait (a writer that reads in between comes too late anyway).
         _waitedThisGroup = true;
-        long deadline = Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _groupTicks), Stopwatch.Frequency / 1000);
+        long deadline = Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _groupTicks) / 2, MaxLateWaitTicks);
         var spinner = new SpinWait();
         while (Volatile.Read(ref _queued) <= group.Count && Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
         return TakeQueued(group);
