@@ -5,14 +5,28 @@ namespace StorageEngine.Tests.Api;
 // The examples of docs/api-guide.md's "Batches" section.
 public sealed partial class DocumentationExamplesTests
 {
-    [Fact]
-    public void ApiGuide_batches()
+    /// <summary>Runs an example and returns the lines it printed.</summary>
+    private static string[] PrintedLines(Action example)
     {
-        using var env = MemoryEnvironment();
         var printed = new StringWriter();
         var console = Console.Out;
         Console.SetOut(printed);
         try
+        {
+            example();
+        }
+        finally
+        {
+            Console.SetOut(console);
+        }
+        return printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+    }
+
+    [Fact]
+    public void ApiGuide_batches()
+    {
+        using var env = MemoryEnvironment();
+        var printed = PrintedLines(() =>
         {
             using (var tx = env.BeginWrite())
             {
@@ -35,22 +49,15 @@ public sealed partial class DocumentationExamplesTests
                     Console.WriteLine(results.TryGetValue(i, out var value) ? Encoding.UTF8.GetString(value) : "absent");
                 // 33, absent, 10, 33
             }
-        }
-        finally
-        {
-            Console.SetOut(console);
-        }
-        Assert.Equal(["33", "absent", "10", "33"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+        });
+        Assert.Equal(["33", "absent", "10", "33"], printed);
     }
 
     [Fact]
     public void ApiGuide_writes_from_many_threads()
     {
         using var env = MemoryEnvironment();
-        var printed = new StringWriter();
-        var console = Console.Out;
-        Console.SetOut(printed);
-        try
+        var printed = PrintedLines(() =>
         {
             using (var tx = env.BeginWrite())
             {
@@ -70,11 +77,7 @@ public sealed partial class DocumentationExamplesTests
             });
             using (var tx = env.BeginRead())
                 Console.WriteLine(tx.OpenTree("sessions").Count); // 4
-        }
-        finally
-        {
-            Console.SetOut(console);
-        }
-        Assert.Equal(["4"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+        });
+        Assert.Equal(["4"], printed);
     }
 }
