@@ -67,7 +67,20 @@ internal sealed class GroupedWrites
             _queued = _queue.Count;
             leads = _queue.Count == 1;
         }
-        if (!leads) leads = AwaitTurn(entry);
+        if (!leads)
+        {
+            try
+            {
+                leads = AwaitTurn(entry);
+            }
+            catch
+            {
+                // Interrupted while queued (Thread.Interrupt): the entry stays in the queue and a leader will apply
+                // it, so this thread must not reuse it.
+                t_entry = null;
+                throw;
+            }
+        }
         if (leads) Lead(apply);
         var failure = entry.Failure;
         entry.Batch = null!;
@@ -147,7 +160,8 @@ internal sealed class GroupedWrites
         }
         catch (Exception e)
         {
-            // The group's transaction failed as a whole: no batch of it was applied.
+            // The group's transaction failed as a whole: its batches stand or fall together, as one transaction's
+            // changes do (a commit that failed in its journal write may still be found after a reopen).
             var failure = ExceptionDispatchInfo.Capture(e);
             foreach (var member in _group) member.Failure ??= failure;
         }
