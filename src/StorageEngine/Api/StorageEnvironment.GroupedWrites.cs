@@ -22,7 +22,8 @@ public sealed partial class StorageEnvironment
     /// <remarks>
     /// A batch that is refused (see the exceptions) changes nothing and does not stop the others of its group. A
     /// failure of the group's transaction itself (a full disk, a closed environment) reaches every caller in the
-    /// group, and none of their batches is applied. Not for a thread that holds a write transaction: it would wait
+    /// group, whose batches stand or fall together: none is applied, or, where writing the journal failed, all of
+    /// them may or may not survive a reopen, as <see cref="WriteTransaction.Commit"/> says. Not for a thread that holds a write transaction: it would wait
     /// for itself, so it is refused.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="treeName"/> or <paramref name="batch"/> is null.</exception>
