@@ -5,36 +5,43 @@ namespace StorageEngine;
 
 /// <summary>
 /// The queue behind <see cref="StorageEnvironment.Write(string, WriteBatch)"/>: callers on several threads queue
-/// their batches, and the first in the queue, the leader of the moment, applies its own and those queued behind it
-/// (up to <see cref="MaxGroupBytes"/>) in one write transaction, while the others wait for it or lead the next
-/// group. Several small writers so pay for one transaction, and hand the write lock to each other once per group
-/// rather than once per batch.
+/// their batches, and one of them, the leader of the moment, takes its own and those queued behind it (up to
+/// <see cref="MaxGroupBytes"/>) and applies them in one write transaction, while the others wait for it or lead
+/// the next group. Several small writers so pay for one transaction, and hand the write lock to each other once
+/// per group rather than once per batch. A leader hands the lead on as soon as its group is committed in memory,
+/// so the next group is built while this one's journal write runs (see <see cref="HandOff"/>).
 /// </summary>
 internal sealed class GroupedWrites
 {
     /// <summary>Bytes of keys and values past which a group takes no further batch (one at least).</summary>
     public const int MaxGroupBytes = 1 << 20;
 
-    /// <summary>The longest a leader waits for the batches it expects (see <see cref="TakeMore"/>): 20 µs.</summary>
+    /// <summary>The longest a leader waits for the batches it expects (see <see cref="Group.TakeMore"/>): 20 µs.</summary>
     private static readonly long MaxLateWaitTicks = Stopwatch.Frequency / 50_000;
 
     /// <summary>How long a waiting writer spins before it blocks (waking a blocked thread costs tens of microseconds on a virtual machine).</summary>
     private const int SpinIterations = 40;
 
     private readonly object _lock = new();
+    // Batches waiting to be taken into a group; whether some thread leads (takes, applies, commits a group).
+    // Guarded by _lock.
     private readonly Queue<Entry> _queue = new();
-    private readonly List<Entry> _group = new();
-    // Batches queued (mirrors _queue.Count for lock-free reads); batches the next group may expect (the last group's
-    // size plus those that queued while it was applied); a running average of a group's time in Stopwatch ticks;
-    // whether the leader of the moment has already waited for late batches. The last two are the leader's alone.
+    private bool _leading;
+    // Mirrors _queue.Count for lock-free reads; the batches the next group may expect (the last group's size plus
+    // those that queued while it was applied); a running average of the time from a group's start to its hand-off,
+    // in Stopwatch ticks.
     private int _queued;
     private int _expected;
     private long _groupTicks;
-    private bool _waitedThisGroup;
+    private int _outstanding;
     [ThreadStatic] private static Entry? t_entry;
+    [ThreadStatic] private static Group? t_group;
 
-    /// <summary>Batches queued now, the one being applied included.</summary>
+    /// <summary>Batches waiting to be taken into a group.</summary>
     public int Queued => Volatile.Read(ref _queued);
+
+    /// <summary>Batches queued or in a group and not yet done (applied or refused), for tests.</summary>
+    public int Outstanding => Volatile.Read(ref _outstanding);
 
     /// <summary>One caller's batch while it is queued or applied. One per thread, reused: a caller waits for its own.</summary>
     internal sealed class Entry
@@ -46,14 +53,69 @@ internal sealed class GroupedWrites
         public volatile bool Leads;
     }
 
+    /// <summary>One leader's group: its batches, and whether it has waited for late ones and handed the lead on.</summary>
+    /// <remarks>One per thread, reused by each group the thread leads.</remarks>
+    internal sealed class Group
+    {
+        private GroupedWrites _owner = null!;
+        private long _started;
+        private bool _waited;
+        private bool _handedOff;
+
+        /// <summary>Starts a group of <paramref name="owner"/>'s, with no batch yet.</summary>
+        public void Start(GroupedWrites owner)
+        {
+            _owner = owner;
+            _started = Stopwatch.GetTimestamp();
+            _waited = false;
+            _handedOff = false;
+            Entries.Clear();
+        }
+
+        /// <summary>The batches, in the order they were queued.</summary>
+        public List<Entry> Entries { get; } = new();
+
+        /// <summary>
+        /// Takes the batches queued since the group was taken (up to <see cref="MaxGroupBytes"/> in all); false when
+        /// none came. Called once the group is applied, before it commits: batches that came meanwhile join the
+        /// same commit. When fewer came than the last group held (counting those that queued while it was applied),
+        /// waits once, briefly, for the others: they are likely on their way back with their next batch, a few
+        /// microseconds behind when they only write (half a group's time at most, and at most MaxLateWait).
+        /// </summary>
+        public bool TakeMore()
+        {
+            if (_owner.Take(Entries)) return true;
+            if (_waited || Entries.Count >= Volatile.Read(ref _owner._expected)) return false;
+            _waited = true;
+            long deadline = Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _owner._groupTicks) / 2, MaxLateWaitTicks);
+            var spinner = new SpinWait();
+            while (Volatile.Read(ref _owner._queued) == 0 && Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
+            return _owner.Take(Entries);
+        }
+
+        /// <summary>
+        /// Hands the lead to the first batch queued, if any: called once the group's transaction is committed in
+        /// memory (the write lock free again), or when it failed. Only the first call does anything.
+        /// </summary>
+        public void HandOff()
+        {
+            if (_handedOff) return;
+            _handedOff = true;
+            long took = Stopwatch.GetTimestamp() - _started;
+            _owner._groupTicks = _owner._groupTicks == 0 ? took : _owner._groupTicks + (took - _owner._groupTicks) / 8;
+            _owner.HandOff(Entries.Count);
+        }
+    }
+
     /// <summary>Applies the batch to the tree in a write transaction shared with the batches queued meanwhile; see <see cref="StorageEnvironment.Write"/>.</summary>
     /// <param name="treeName">The tree the batch is for.</param>
     /// <param name="batch">The caller's batch, unchanged until this returns.</param>
     /// <param name="apply">
-    /// Applies a group (the leader's work): called with the batches in queue order, it sets each one's failure, and
-    /// takes the batches queued meanwhile with <see cref="TakeMore"/> before it commits.
+    /// Applies a group (the leader's work): sets each batch's failure, takes the batches queued meanwhile with
+    /// <see cref="Group.TakeMore"/> before it commits, and calls <see cref="Group.HandOff"/> once committed in
+    /// memory; returns once the commit is durable.
     /// </param>
-    public void Write(string treeName, WriteBatch batch, Action<List<Entry>> apply)
+    public void Write(string treeName, WriteBatch batch, Action<Group> apply)
     {
         var entry = t_entry ??= new Entry();
         entry.TreeName = treeName;
@@ -61,11 +123,13 @@ internal sealed class GroupedWrites
         entry.Failure = null;
         entry.Done = false;
         bool leads;
+        Interlocked.Increment(ref _outstanding);
         lock (_lock)
         {
             _queue.Enqueue(entry);
             _queued = _queue.Count;
-            leads = _queue.Count == 1;
+            leads = !_leading;
+            _leading = true;
         }
         if (!leads)
         {
@@ -75,8 +139,8 @@ internal sealed class GroupedWrites
             }
             catch
             {
-                // Interrupted while queued (Thread.Interrupt): the entry stays in the queue and a leader will apply
-                // it, so this thread must not reuse it.
+                // Interrupted while queued (Thread.Interrupt): the entry stays queued and a leader will apply it,
+                // so this thread must not reuse it.
                 t_entry = null;
                 throw;
             }
@@ -88,7 +152,7 @@ internal sealed class GroupedWrites
         failure?.Throw();
     }
 
-    /// <summary>Waits until a leader has applied the entry (false) or the entry is first in the queue and leads (true).</summary>
+    /// <summary>Waits until a leader has applied the entry (false) or it is this caller's turn to lead (true).</summary>
     private bool AwaitTurn(Entry entry)
     {
         var spinner = new SpinWait();
@@ -102,83 +166,74 @@ internal sealed class GroupedWrites
         }
         bool leads = entry.Leads;
         entry.Leads = false;
-        return leads && !entry.Done;
+        return leads;
     }
 
-    /// <summary>
-    /// Adds to the leader's <paramref name="group"/> (always the front of the queue) the batches queued behind it,
-    /// up to <see cref="MaxGroupBytes"/> in all; false when none was added. The leader calls it again once it has
-    /// applied what it took, before it commits: batches that came meanwhile join the same commit, which keeps two
-    /// threads that write in turn from leading alternate groups of one.
-    /// </summary>
-    public bool TakeMore(List<Entry> group)
+    /// <summary>Moves queued batches, in order and up to <see cref="MaxGroupBytes"/> in all (one at least), into <paramref name="entries"/>; false when none moved.</summary>
+    private bool Take(List<Entry> entries)
     {
-        if (TakeQueued(group)) return true;
-        if (_waitedThisGroup || group.Count >= Volatile.Read(ref _expected)) return false;
-        // Fewer than the last group held, counting those that queued while it was applied: the others are likely
-        // on their way back with their next batch, a few microseconds behind when they only write. Worth a short
-        // wait: half a group's time, at most MaxLateWait (a writer that reads in between comes too late anyway).
-        _waitedThisGroup = true;
-        long deadline = Stopwatch.GetTimestamp() + Math.Min(Volatile.Read(ref _groupTicks) / 2, MaxLateWaitTicks);
-        var spinner = new SpinWait();
-        while (Volatile.Read(ref _queued) <= group.Count && Stopwatch.GetTimestamp() < deadline) spinner.SpinOnce(sleep1Threshold: -1);
-        return TakeQueued(group);
-    }
-
-    private bool TakeQueued(List<Entry> group)
-    {
-        if (Volatile.Read(ref _queued) <= group.Count) return false;
+        if (Volatile.Read(ref _queued) == 0) return false;
         lock (_lock)
         {
             long bytes = 0;
-            int position = 0;
-            int before = group.Count;
-            foreach (var queued in _queue)
+            foreach (var taken in entries) bytes += taken.Batch.ByteCount;
+            int before = entries.Count;
+            while (_queue.TryPeek(out var next) && (entries.Count == 0 || bytes + next.Batch.ByteCount <= MaxGroupBytes))
             {
-                if (position++ < before)
-                {
-                    bytes += queued.Batch.ByteCount;
-                    continue;
-                }
-                if (group.Count > 0 && bytes + queued.Batch.ByteCount > MaxGroupBytes) break;
-                bytes += queued.Batch.ByteCount;
-                group.Add(queued);
+                bytes += next.Batch.ByteCount;
+                entries.Add(_queue.Dequeue());
             }
-            return group.Count > before;
+            _queued = _queue.Count;
+            return entries.Count > before;
         }
     }
 
-    /// <summary>The leader's work: takes the group from the front of the queue, applies it, and hands the lead on.</summary>
-    private void Lead(Action<List<Entry>> apply)
+    /// <summary>The lead passes to the first batch queued, or lapses when none is.</summary>
+    private void HandOff(int groupSize)
     {
-        _waitedThisGroup = false;
-        long started = Stopwatch.GetTimestamp();
-        TakeQueued(_group);
+        lock (_lock)
+        {
+            _expected = groupSize + _queue.Count;
+            if (_queue.TryPeek(out var next))
+            {
+                next.Leads = true;
+                Monitor.PulseAll(_lock);
+            }
+            else
+            {
+                _leading = false;
+            }
+        }
+    }
+
+    /// <summary>The leader's work: takes a group from the front of the queue, applies it, hands the lead on, and marks the group done once durable.</summary>
+    private void Lead(Action<Group> apply)
+    {
+        var group = t_group ??= new Group();
+        group.Start(this);
+        var entries = group.Entries;
+        Take(entries);
         try
         {
-            apply(_group);
+            apply(group);
         }
         catch (Exception e)
         {
             // The group's transaction failed as a whole: its batches stand or fall together, as one transaction's
             // changes do (a commit that failed in its journal write may still be found after a reopen).
             var failure = ExceptionDispatchInfo.Capture(e);
-            foreach (var member in _group) member.Failure ??= failure;
+            foreach (var member in entries) member.Failure ??= failure;
         }
         finally
         {
-            // The group list is the next leader's once the lead is handed on: cleared before that.
-            long took = Stopwatch.GetTimestamp() - started;
-            _groupTicks = _groupTicks == 0 ? took : _groupTicks + (took - _groupTicks) / 8;
+            group.HandOff();
             lock (_lock)
             {
-                for (int i = 0; i < _group.Count; i++) _queue.Dequeue().Done = true;
-                _queued = _queue.Count;
-                _expected = _group.Count + _queue.Count;
-                _group.Clear();
-                if (_queue.TryPeek(out var next)) next.Leads = true;
+                foreach (var member in entries) member.Done = true;
+                Interlocked.Add(ref _outstanding, -entries.Count);
                 Monitor.PulseAll(_lock);
             }
+            entries.Clear();
         }
     }
 }

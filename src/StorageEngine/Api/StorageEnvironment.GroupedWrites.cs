@@ -6,7 +6,7 @@ namespace StorageEngine;
 public sealed partial class StorageEnvironment
 {
     private readonly GroupedWrites _groupedWrites = new();
-    private Action<List<GroupedWrites.Entry>>? _applyGroup;
+    private Action<GroupedWrites.Group>? _applyGroup;
 
     /// <summary>The queue of <see cref="Write"/>, for tests.</summary>
     internal GroupedWrites GroupedWriteQueue => _groupedWrites;
@@ -46,19 +46,22 @@ public sealed partial class StorageEnvironment
         _groupedWrites.Write(treeName, batch, _applyGroup ??= ApplyGroup);
     }
 
-    /// <summary>The leader's transaction for a group of batches: each applied whole or refused alone, then one commit.</summary>
-    private void ApplyGroup(List<GroupedWrites.Entry> group)
+    /// <summary>
+    /// The leader's transaction for a group of batches: each applied whole or refused alone, then one commit; the
+    /// lead passes on once it is committed in memory, and this returns once it is durable.
+    /// </summary>
+    private void ApplyGroup(GroupedWrites.Group group)
     {
         using var transaction = BeginWrite();
         bool changed = false;
         int applied = 0;
         do
         {
-            for (; applied < group.Count; applied++) changed |= ApplyBatch(transaction, group[applied]);
+            for (; applied < group.Entries.Count; applied++) changed |= ApplyBatch(transaction, group.Entries[applied]);
         }
         // Batches queued while the write lock was taken or the group applied join it.
-        while (_groupedWrites.TakeMore(group));
-        if (changed) transaction.Commit();
+        while (group.TakeMore());
+        if (changed) transaction.CommitThen(afterMemoryCommit: group.HandOff);
     }
 
     /// <summary>Applies one batch of a group, or records why it is refused; true when the batch changed something.</summary>

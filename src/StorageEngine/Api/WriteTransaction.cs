@@ -108,9 +108,17 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
     /// The transaction changes more pages than one commit can hold; an earlier operation on it failed (the message
     /// names it; nothing is committed, dispose the transaction); or another thread is running an operation on it.
     /// </exception>
-    public void Commit()
+    public void Commit() => CommitThen(afterMemoryCommit: null);
+
+    /// <summary>
+    /// <see cref="Commit"/>, calling <paramref name="afterMemoryCommit"/> (which must not throw) once the
+    /// transaction is committed in memory and the write lock is free, before waiting for durability: grouped writes
+    /// hand the lead on there, so that the next group is built while this one's journal write runs.
+    /// </summary>
+    internal void CommitThen(Action? afterMemoryCommit)
     {
         var pending = CommitInMemory();
+        afterMemoryCommit?.Invoke();
         if (pending is null) return;
         try
         {

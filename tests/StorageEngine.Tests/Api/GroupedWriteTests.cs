@@ -47,8 +47,8 @@ public sealed class GroupedWriteTests
         })).ToArray();
         foreach (var thread in threads) thread.Start();
         var waited = System.Diagnostics.Stopwatch.StartNew();
-        while (environment.GroupedWriteQueue.Queued < writes.Length && waited.Elapsed < Patience) Thread.Sleep(1);
-        Assert.Equal(writes.Length, environment.GroupedWriteQueue.Queued);
+        while (environment.GroupedWriteQueue.Outstanding < writes.Length && waited.Elapsed < Patience) Thread.Sleep(1);
+        Assert.Equal(writes.Length, environment.GroupedWriteQueue.Outstanding);
         return (threads, failures);
     }
 
@@ -73,7 +73,7 @@ public sealed class GroupedWriteTests
             Assert.True(tree.TryGet(TestData.Key(key), out var value));
             Assert.True(value.SequenceEqual(TestData.Value(key, 20)));
         }
-        Assert.Equal(0, environment.GroupedWriteQueue.Queued);
+        Assert.Equal(0, environment.GroupedWriteQueue.Outstanding);
     }
 
     [Fact]
@@ -110,7 +110,7 @@ public sealed class GroupedWriteTests
         using var transaction = environment.BeginWrite();
         var refused = Assert.Throws<InvalidOperationException>(() => environment.Write("t", PutOf(1)));
         Assert.Contains("holds the write transaction", refused.Message);
-        Assert.Equal(0, environment.GroupedWriteQueue.Queued);
+        Assert.Equal(0, environment.GroupedWriteQueue.Outstanding);
     }
 
     [Fact]
@@ -128,12 +128,12 @@ public sealed class GroupedWriteTests
         using (var readOnly = StorageEnvironment.Open(options))
         {
             Assert.Throws<InvalidOperationException>(() => readOnly.Write("t", PutOf(1)));
-            Assert.Equal(0, readOnly.GroupedWriteQueue.Queued);
+            Assert.Equal(0, readOnly.GroupedWriteQueue.Outstanding);
         }
         var closed = StorageEnvironment.Open(TestData.SafeOptions(fileSystem));
         closed.Dispose();
         Assert.Throws<ObjectDisposedException>(() => closed.Write("t", PutOf(1)));
-        Assert.Equal(0, closed.GroupedWriteQueue.Queued);
+        Assert.Equal(0, closed.GroupedWriteQueue.Outstanding);
     }
 
     [Fact]
