@@ -44,7 +44,9 @@ internal sealed unsafe partial class JournalWriter
             }
             if (file.Length < needed)
             {
-                file.Preallocate(needed);
+                // Whoever opens a file waits for it (the open, the session start, or the commit that switches to
+                // it), and no commit writes beside it: the zeros can go in one write.
+                file.Preallocate(needed, nothingWaits: true);
                 _logger.JournalFilePreallocated(path, needed);
             }
             if (_durable && !file.IsWriteThrough && !_warnedBuffered)
