@@ -18,6 +18,8 @@ internal sealed class JournalReader
     private readonly long _sessionId;
     private readonly bool _lazySession;
     private readonly int _pageSize;
+    // The journal files as first listed (see FileNumbers).
+    private List<long>? _fileNumbers;
 
     /// <param name="fileSystem">Where the journal files are.</param>
     /// <param name="directory">The environment's directory.</param>
@@ -38,14 +40,19 @@ internal sealed class JournalReader
         _pageSize = pageSize;
     }
 
-    /// <summary>Journal file numbers present in the directory, ascending.</summary>
-    public List<long> FileNumbers()
+    /// <summary>
+    /// Journal file numbers present in the directory, ascending, as listed by this reader's first call: a replay
+    /// creates and deletes no journal file, so the open that replayed and then asks for the last number lists the
+    /// directory once.
+    /// </summary>
+    public IReadOnlyList<long> FileNumbers()
     {
+        if (_fileNumbers is { } listed) return listed;
         var numbers = new List<long>();
         foreach (var name in _fileSystem.ListFiles(_directory))
             if (JournalFileNames.TryParse(name, out long n)) numbers.Add(n);
         numbers.Sort();
-        return numbers;
+        return _fileNumbers = numbers;
     }
 
     /// <summary>True once <see cref="Replay"/> found an intact record of the session in the file it started from.</summary>

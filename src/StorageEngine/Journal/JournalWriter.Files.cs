@@ -21,14 +21,14 @@ internal sealed unsafe partial class JournalWriter
         bool created = false;
         lock (_filesLock)
         {
-            created = !_fileSystem.Exists(path) && _freeFiles.Count == 0;
-            if (!_fileSystem.Exists(path) && _freeFiles.Count > 0)
+            created = !_fileSystem.Exists(path) && FreeFiles.Count == 0;
+            if (!_fileSystem.Exists(path) && FreeFiles.Count > 0)
             {
-                int pick = _freeFiles.FindIndex(f => f.Length >= wanted);
-                if (pick < 0) pick = _freeFiles.FindIndex(f => f.Length >= needed);
+                int pick = FreeFiles.FindIndex(f => f.Length >= wanted);
+                if (pick < 0) pick = FreeFiles.FindIndex(f => f.Length >= needed);
                 if (pick < 0) pick = 0;
-                _fileSystem.Rename(_freeFiles[pick].Path, path);
-                _freeFiles.RemoveAt(pick);
+                _fileSystem.Rename(FreeFiles[pick].Path, path);
+                FreeFiles.RemoveAt(pick);
             }
         }
         // A buffered journal's appends are copies into a mapping of the file rather than write calls.
@@ -44,7 +44,9 @@ internal sealed unsafe partial class JournalWriter
             }
             if (file.Length < needed)
             {
-                file.Preallocate(needed);
+                // Whoever opens a file waits for it (the open, the session start, or the commit that switches to
+                // it), and no commit writes beside it: the zeros can go in one write.
+                file.Preallocate(needed, nothingWaits: true);
                 _logger.JournalFilePreallocated(path, needed);
             }
             if (_durable && !file.IsWriteThrough && !_warnedBuffered)
@@ -86,7 +88,7 @@ internal sealed unsafe partial class JournalWriter
         (string Path, long Length) spare;
         lock (_filesLock)
         {
-            if (_freeFiles.Exists(f => f.Length >= size))
+            if (FreeFiles.Exists(f => f.Length >= size))
             {
                 _spareWanted = false;
                 return;
@@ -94,14 +96,14 @@ internal sealed unsafe partial class JournalWriter
             // The largest free file grows rather than a new one being written whole: the zeros (or old records) it
             // holds are already on the disk, so a session's small first files end up its full-size ones.
             int largest = -1;
-            for (int i = 0; i < _freeFiles.Count; i++)
+            for (int i = 0; i < FreeFiles.Count; i++)
             {
-                if (largest < 0 || _freeFiles[i].Length > _freeFiles[largest].Length) largest = i;
+                if (largest < 0 || FreeFiles[i].Length > FreeFiles[largest].Length) largest = i;
             }
             if (largest >= 0)
             {
-                spare = _freeFiles[largest];
-                _freeFiles.RemoveAt(largest);
+                spare = FreeFiles[largest];
+                FreeFiles.RemoveAt(largest);
             }
             else
             {
@@ -122,7 +124,7 @@ internal sealed unsafe partial class JournalWriter
             try
             {
                 if (spare.Length == 0) _fileSystem.Delete(spare.Path);
-                else lock (_filesLock) _freeFiles.Add(spare);
+                else lock (_filesLock) FreeFiles.Add(spare);
             }
             catch (IOException)
             {
@@ -133,7 +135,7 @@ internal sealed unsafe partial class JournalWriter
 
         lock (_filesLock)
         {
-            _freeFiles.Add((spare.Path, size));
+            FreeFiles.Add((spare.Path, size));
             // A switch since the size was read may want a larger one already.
             _spareWanted = NextGenerationSize > size;
         }
@@ -176,8 +178,8 @@ internal sealed unsafe partial class JournalWriter
         lock (_filesLock)
         {
             // Every file is free now; the largest is kept (its bytes are on the disk already), the others deleted.
-            var candidates = new List<(string Path, long Length)>(_freeFiles);
-            _freeFiles.Clear();
+            var candidates = new List<(string Path, long Length)>(FreeFiles);
+            FreeFiles.Clear();
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber)
@@ -214,7 +216,29 @@ internal sealed unsafe partial class JournalWriter
                 }
                 kept = (kept.Path, keep);
             }
-            _freeFiles.Add(kept);
+            FreeFiles.Add(kept);
+        }
+    }
+
+    /// <summary>
+    /// The spare files (<c>journal-free.*</c>), listed with their lengths when first needed rather than by the
+    /// constructor: an open whose session starts in the background (see StorageEnvironment.FinishRecovery) then
+    /// returns without listing the directory and opening each spare. Only this writer adds or removes spares, so
+    /// the list stays what the directory holds. Under the files lock.
+    /// </summary>
+    private List<(string Path, long Length)> FreeFiles
+    {
+        get
+        {
+            if (_freeFilesListed is { } listed) return listed;
+            var spares = new List<(string Path, long Length)>();
+            foreach (var name in _fileSystem.ListFiles(_directory))
+            {
+                if (!JournalFileNames.IsFree(name)) continue;
+                string path = Path.Combine(_directory, name);
+                spares.Add((path, LengthOf(path)));
+            }
+            return _freeFilesListed = spares;
         }
     }
 
@@ -231,12 +255,12 @@ internal sealed unsafe partial class JournalWriter
     private void RecycleOrDelete(string name)
     {
         string path = Path.Combine(_directory, name);
-        if (_freeFiles.Count < MaxFreeFiles)
+        if (FreeFiles.Count < MaxFreeFiles)
         {
             long length = LengthOf(path);
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
-            _freeFiles.Add((free, length));
+            FreeFiles.Add((free, length));
         }
         else
         {

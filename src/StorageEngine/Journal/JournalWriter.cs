@@ -46,8 +46,8 @@ internal sealed unsafe partial class JournalWriter : IDisposable
     // Taken by SyncBuffered and by the file switch, so that a sync never meets a file being closed.
     private readonly object _syncLock = new();
     // Oldest first; each with its length, so that a switch takes one big enough and the checkpointer grows the
-    // largest when none is.
-    private readonly List<(string Path, long Length)> _freeFiles = new();
+    // largest when none is. Null until first needed (see FreeFiles).
+    private List<(string Path, long Length)>? _freeFilesListed;
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     // Buffered (Lazy) files switched away from, synced by the next SyncBuffered rather than by the commit that
     // switched: a Lazy commit never waits for the device. Under _syncLock.
@@ -85,12 +85,6 @@ internal sealed unsafe partial class JournalWriter : IDisposable
         _durable = durable;
         _alignment = durable ? JournalRecordHeader.BlockSize : JournalRecordHeader.PackedAlignment;
         _logger = logger;
-        foreach (var name in fileSystem.ListFiles(directory))
-        {
-            if (!JournalFileNames.IsFree(name)) continue;
-            string path = Path.Combine(directory, name);
-            _freeFiles.Add((path, LengthOf(path)));
-        }
         _freeCounter = DateTime.UtcNow.Ticks;
         CurrentFileNumber = firstFileNumber;
         if (!openLater) OpenFirstFile();

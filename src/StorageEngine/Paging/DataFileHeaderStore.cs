@@ -63,12 +63,18 @@ internal static unsafe class DataFileHeaderStore
     /// <summary>Writes <paramref name="header"/> over the copy its sequence selects, then syncs the file.</summary>
     public static void Write(IStorageFile file, DataFileHeader header)
     {
+        WriteUnsynced(file, header);
+        file.Flush();
+    }
+
+    /// <summary>Writes <paramref name="header"/> over the copy its sequence selects, leaving the sync to the caller.</summary>
+    public static void WriteUnsynced(IStorageFile file, DataFileHeader header)
+    {
         header.Magic = DataFileHeader.MagicValue;
         header.FormatVersion = DataFileHeader.CurrentFormatVersion;
         header.Checksum = header.ComputeChecksum();
         var page = new byte[header.PageSize];
         MemoryMarshal.Write(page, in header);
         file.Write((header.Sequence % 2) * header.PageSize, page);
-        file.Flush();
     }
 }

@@ -23,6 +23,13 @@ internal interface IStorageFile : IDisposable
     /// </summary>
     void Preallocate(long length);
 
+    /// <summary>
+    /// <see cref="Preallocate(long)"/>, and when <paramref name="nothingWaits"/> (no durable commit can be waiting
+    /// behind these writes on the device: the file is one its caller must have before it goes on) the zeros may go in
+    /// one write rather than in small chunks, which on a write-through file is one device flush instead of one per chunk.
+    /// </summary>
+    void Preallocate(long length, bool nothingWaits) => Preallocate(length);
+
     /// <summary>Reads up to destination.Length bytes at offset; returns bytes read (less only at end of file).</summary>
     int Read(long offset, Span<byte> destination);
 

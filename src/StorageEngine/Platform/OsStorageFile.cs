@@ -1,6 +1,7 @@
 using System.IO.MemoryMappedFiles;
 using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
+using StorageEngine.Common;
 
 namespace StorageEngine.Platform;
 
@@ -14,7 +15,7 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     internal const int DirectAlignment = 4096;
 
     /// <summary>
-    /// Size of the zero chunks written by <see cref="Preallocate"/>. Small, because a journal spare is written
+    /// Size of the zero chunks written by <see cref="Preallocate(long)"/>. Small, because a journal spare is written
     /// through (each chunk synced) beside durable commits, which wait behind whatever chunk the disk is on: with
     /// 1 MiB chunks fresh environments' 1-put commits had a p99 of 752-1,047 µs, with 128 KiB 442-490 µs.
     /// </summary>
@@ -140,7 +141,15 @@ internal sealed unsafe class OsStorageFile : IStorageFile
     /// still updates metadata and so costs a journal commit under O_DSYNC. The file keeps the exact requested
     /// length even when O_DIRECT forces whole blocks to be written.
     /// </remarks>
-    public void Preallocate(long length)
+    public void Preallocate(long length) => Preallocate(length, nothingWaits: false);
+
+    /// <inheritdoc />
+    /// <remarks>
+    /// With <paramref name="nothingWaits"/> the zeros go in one vectored write of <see cref="ZeroChunkSize"/> buffers
+    /// (the same chunk repeated): a write-through file then waits for the device once, not once per chunk (a new
+    /// environment's first 1 MiB journal file took eight synced writes).
+    /// </remarks>
+    public void Preallocate(long length, bool nothingWaits)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(length);
         long position = Length;
@@ -164,6 +173,11 @@ internal sealed unsafe class OsStorageFile : IStorageFile
                 position = blockStart + Alignment;
             }
 
+            if (nothingWaits && position < length)
+            {
+                position = WriteZerosAtOnce(zeros, position, length);
+            }
+
             while (position < length)
             {
                 int chunk = (int)Math.Min(ZeroChunkSize, length - position);
@@ -183,6 +197,26 @@ internal sealed unsafe class OsStorageFile : IStorageFile
         }
 
         Flush();
+    }
+
+    /// <summary>
+    /// Writes zeros from <paramref name="position"/> up to the last whole <see cref="ZeroChunkSize"/> chunk before
+    /// <paramref name="length"/> in one vectored write of <paramref name="zeros"/> repeated; returns where it ended.
+    /// </summary>
+    private long WriteZerosAtOnce(byte* zeros, long position, long length)
+    {
+        long chunks = (length - position) / ZeroChunkSize;
+        if (chunks < 2)
+        {
+            return position;
+        }
+
+        using var buffer = NativeBuffer.Borrowed(zeros, ZeroChunkSize);
+        var memory = buffer.Memory;
+        var list = new ReadOnlyMemory<byte>[chunks];
+        Array.Fill(list, memory);
+        RandomAccess.Write(_handle, list, position);
+        return position + chunks * ZeroChunkSize;
     }
 
     /// <inheritdoc />

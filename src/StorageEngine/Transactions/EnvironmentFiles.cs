@@ -68,14 +68,17 @@ internal static unsafe class EnvironmentFiles
         string path = System.IO.Path.Combine(directory, DataFileName);
         if (readOnly && !fs.Exists(path))
             throw new StorageException($"There is no environment to open read-only in '{directory}': it has no {DataFileName} file.");
-        var file = fs.Open(path, StorageFileMode.Buffered);
+        // A missing data file is not opened (which would create an empty one and sync the directory for it): Create
+        // makes the whole file under another name and renames it into place. The lock on the directory's LOCK file
+        // keeps other opens out meanwhile, as it does while an empty data file is replaced.
+        IStorageFile? file = readOnly || fs.Exists(path) ? fs.Open(path, StorageFileMode.Buffered) : null;
         bool created = false;
         try
         {
-            lockDataFile?.Invoke(file);
-            if (file.Length == 0 && readOnly)
+            if (file is not null) lockDataFile?.Invoke(file);
+            if (file is not null && file.Length == 0 && readOnly)
                 throw new StorageException($"There is no environment to open read-only in '{directory}': {DataFileName} is empty.");
-            if (file.Length == 0)
+            if (file is null || file.Length == 0)
             {
                 // A new environment has no journal yet, and keeps no spare journal file until its first open completes:
                 // journal files beside an empty data file (in use or spare) mean that the data file was lost.
@@ -89,7 +92,8 @@ internal static unsafe class EnvironmentFiles
                     foreach (var name in journalFiles) fs.Delete(System.IO.Path.Combine(directory, name));
                     logger.LostDataFileReplaced(path, journalFiles.Count);
                 }
-                file.Dispose();
+                file?.Dispose();
+                file = null;
                 created = true;
                 file = Create(fs, directory, pageSize);
                 lockDataFile?.Invoke(file);
@@ -144,7 +148,8 @@ internal static unsafe class EnvironmentFiles
                 // environment starts its session now, so that a disk too full for its first journal file fails
                 // the open that created it rather than its first commit.
                 if (!needsRebuild && !created) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
-                file.Flush();
+                // A created file was synced whole before its rename (see Create), and nothing was replayed into it.
+                if (!created) file.Flush();
                 // The caller starts the new session once its first journal file exists; after an unclean Lazy
                 // session it rebuilds the free-space map first. The old header stays until then, so a crash in
                 // between recovers (or rebuilds) again.
@@ -153,7 +158,7 @@ internal static unsafe class EnvironmentFiles
         }
         catch
         {
-            file.Dispose();
+            file?.Dispose();
             throw;
         }
     }
@@ -398,10 +403,13 @@ internal static unsafe class EnvironmentFiles
             };
             var state = new EnvironmentState { TransactionId = 0, PageCount = pageCount };
             WriteState(ref header, state);
+            // Both copies, then one sync: the file is not the data file until the rename below, so no crash can
+            // find one copy written and the other not yet synced.
             header.Sequence = 0;
-            DataFileHeaderStore.Write(file, header);
+            DataFileHeaderStore.WriteUnsynced(file, header);
             header.Sequence = 1;
-            DataFileHeaderStore.Write(file, header);
+            DataFileHeaderStore.WriteUnsynced(file, header);
+            file.Flush();
         }
         fs.Rename(temporary, path);
         return fs.Open(path, StorageFileMode.Buffered);

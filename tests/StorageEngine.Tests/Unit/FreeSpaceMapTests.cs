@@ -105,7 +105,7 @@ public sealed class FreeSpaceMapTests
     [InlineData(12)]
     public unsafe void FirstFreePast_finds_the_first_stray_free_bit_past_the_file_as_a_bit_by_bit_search_does(int seed)
     {
-        // The search goes a word at a time (a small file's section is hundreds of thousands of clear bits); a bit
+        // The search skips whole clear words with a vectorized search (a small file's section is hundreds of thousands of clear bits); a bit
         // by bit search over the same bitmaps is the reference, for stray bits at word, page and file edges.
         var random = new Random(seed);
         var map = new FreeSpaceMap(PageSize);
