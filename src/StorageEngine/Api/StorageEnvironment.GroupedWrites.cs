@@ -23,8 +23,8 @@ public sealed partial class StorageEnvironment
     /// A batch that is refused (see the exceptions) changes nothing and does not stop the others of its group. A
     /// failure of the group's transaction itself (a full disk, a closed environment) reaches every caller in the
     /// group, whose batches stand or fall together: none is applied, or, where writing the journal failed, all of
-    /// them may or may not survive a reopen, as <see cref="WriteTransaction.Commit"/> says. Not for a thread that holds a write transaction: it would wait
-    /// for itself, so it is refused.
+    /// them may or may not survive a reopen, as <see cref="WriteTransaction.Commit"/> says. Not for a thread that
+    /// holds a write transaction: it would wait for itself, so it is refused.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="treeName"/> or <paramref name="batch"/> is null.</exception>
     /// <exception cref="ArgumentException">A key or value of the batch is out of bounds for the tree (nothing of the batch is applied).</exception>
