@@ -37,9 +37,6 @@ internal sealed class GroupedWrites
     [ThreadStatic] private static Entry? t_entry;
     [ThreadStatic] private static Group? t_group;
 
-    /// <summary>Batches waiting to be taken into a group.</summary>
-    public int Queued => Volatile.Read(ref _queued);
-
     /// <summary>Batches queued or in a group and not yet done (applied or refused), for tests.</summary>
     public int Outstanding => Volatile.Read(ref _outstanding);
 

@@ -68,7 +68,7 @@ internal sealed partial class CommitPipeline
         {
             foreach (var member in group)
             {
-                if (member.ValuesInPlace.Count > 0) WriteRuns(_data, member.Runs, _gather, inPlace: true, startWriteback: true);
+                if (member.ValuesInPlace.Count > 0) WriteRuns(_data, member.Runs, _gather, inPlace: true);
             }
             _data.Flush();
         }
@@ -101,10 +101,10 @@ internal sealed partial class CommitPipeline
     /// <summary>
     /// Writes sealed runs to the data file, one gathered write per stretch of consecutive pages: those the journal
     /// carries, or with <paramref name="inPlace"/> those written before their record (see
-    /// <see cref="JournalPageRun.InPlace"/>). With <paramref name="startWriteback"/> the device starts on each
-    /// stretch while the next is copied (the caller's flush then waits for less).
+    /// <see cref="JournalPageRun.InPlace"/>). Those in place are synced before their record: the device starts on
+    /// each stretch of them while the next is copied, so that the caller's flush waits for less.
     /// </summary>
-    public static void WriteRuns(DataFile data, List<JournalPageRun> runs, List<ReadOnlyMemory<byte>> gather, bool inPlace = false, bool startWriteback = false)
+    public static void WriteRuns(DataFile data, List<JournalPageRun> runs, List<ReadOnlyMemory<byte>> gather, bool inPlace = false)
     {
         int i = 0;
         while (i < runs.Count)
@@ -117,15 +117,15 @@ internal sealed partial class CommitPipeline
             long first = runs[i].FirstPage;
             long next = first;
             gather.Clear();
-            // Stretches are cut at MaxGatheredPages where the device is to start on each while the next is copied.
-            while (i < runs.Count && runs[i].FirstPage == next && runs[i].IsInPlace == inPlace && (!startWriteback || next - first < MaxGatheredPages))
+            // Stretches in place are cut at MaxGatheredPages: the device starts on each while the next is copied.
+            while (i < runs.Count && runs[i].FirstPage == next && runs[i].IsInPlace == inPlace && (!inPlace || next - first < MaxGatheredPages))
             {
                 gather.Add(runs[i].Data);
                 next += runs[i].PageCount;
                 i++;
             }
             data.Write(first, gather);
-            if (startWriteback) data.StartWriteback(first, next - first);
+            if (inPlace) data.StartWriteback(first, next - first);
         }
         gather.Clear();
     }
