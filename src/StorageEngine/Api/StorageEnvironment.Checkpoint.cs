@@ -72,7 +72,9 @@ public sealed partial class StorageEnvironment : ICheckpointTarget
             {
                 written = _commits.WriteForCheckpoint(snapshot.TransactionId, _readers.Oldest());
                 _data.Flush();
-                Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing);
+                // A clean close records the free-page count for the next open (no writer runs any more).
+                Header = EnvironmentFiles.WriteCheckpoint(_data.File, Header, snapshot.State, journalFile, clean: closing,
+                    closing ? _freeSpace.CommittedFreePages(snapshot.TransactionId) : -1);
                 recorded = true;
             }
             catch (IOException e)

@@ -195,7 +195,7 @@ public sealed partial class StorageEnvironment
     private unsafe void ReloadFreeSpace(Snapshot snapshot)
     {
         var source = PageSourceFor(snapshot);
-        _freeSpace.Load(new PageWriter(snapshot, source, null, _freeSpace, _pool, null, snapshot.TransactionId), snapshot.State.PageCount);
+        _freeSpace.Load(new PageWriter(snapshot, source, null, _freeSpace, _pool, null, snapshot.TransactionId), snapshot.State.PageCount, snapshot.TransactionId);
     }
 
     /// <summary>

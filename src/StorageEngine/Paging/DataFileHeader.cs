@@ -21,6 +21,8 @@ namespace StorageEngine.Paging;
 ///     56    8 SessionId               random per open; only journal records stamped with it are replayed
 ///     64  128 State                   the environment state as of CheckpointTransactionId (opaque here)
 /// </code>
+/// A clean close's free-page count follows it in the same page, outside its checksum: see
+/// <see cref="DataFileHeaderTrailer"/> (optional; the format version is unchanged).
 /// </summary>
 [StructLayout(LayoutKind.Explicit, Size = Size)]
 internal unsafe struct DataFileHeader

@@ -27,6 +27,8 @@ internal sealed unsafe class FreeSpaceMap
     private readonly List<(long Page, long WrittenBy)> _transactionYoung = new();
     private readonly Queue<(long TransactionId, long Page, long WrittenBy)> _youngByTransaction = new();
     private long _freeBits;
+    // The committed transaction whose bitmaps _freeBits counts, or -1 when unknown (see CommittedFreePages).
+    private long _countedAt = -1;
     private long _transactionFreeBitsDelta;
     private long _hint;
     // The shortest run a full search failed to find; no run that long or longer exists until pages become
@@ -75,9 +77,33 @@ internal sealed unsafe class FreeSpaceMap
     public long BitmapPageOf(long section) => section == 0 ? FirstBitmapPage : section * PagesPerSection;
 
 
-    /// <summary>Counts the free pages of an existing file.</summary>
-    public void Load(IBitmapPageAccess io, long pageCount)
+    /// <summary>
+    /// The free pages of committed transaction <paramref name="transactionId"/>, as a clean close records them (see
+    /// <see cref="DataFileHeaderTrailer"/>); -1 when the map does not know that transaction's count, or a transaction
+    /// is changing it. The caller makes sure no writer runs.
+    /// </summary>
+    public long CommittedFreePages(long transactionId) =>
+        _countedAt == transactionId && _transactionFreeBitsDelta == 0 ? _freeBits : -1;
+
+    /// <summary>
+    /// Starts from <paramref name="freePages"/>, the count a clean close recorded for the bitmaps of transaction
+    /// <paramref name="transactionId"/>, instead of counting them (<see cref="Load"/>): the bitmap pages are then
+    /// read, and checksum-verified, only when a search or a change first needs them.
+    /// </summary>
+    public void Assume(long freePages, long transactionId)
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(freePages);
+        _freeBits = freePages;
+        _transactionFreeBitsDelta = 0;
+        _shortestMissingRun = long.MaxValue;
+        Array.Fill(_reusableWords, ulong.MaxValue);
+        _countedAt = transactionId;
+    }
+
+    /// <summary>Counts the free pages of an existing file, whose bitmaps are those of committed transaction <paramref name="transactionId"/>.</summary>
+    public void Load(IBitmapPageAccess io, long pageCount, long transactionId)
+    {
+        _countedAt = -1;
         _freeBits = 0;
         _shortestMissingRun = long.MaxValue;
         Array.Fill(_reusableWords, ulong.MaxValue);
@@ -94,6 +120,7 @@ internal sealed unsafe class FreeSpaceMap
             }
         }
         _freeBits = free;
+        _countedAt = transactionId;
     }
 
     /// <summary>Set bits in <paramref name="count"/> words, four at a time into separate sums.</summary>
@@ -402,6 +429,7 @@ internal sealed unsafe class FreeSpaceMap
         }
         _freeBits += _transactionFreeBitsDelta;
         _transactionFreeBitsDelta = 0;
+        _countedAt = transactionId;
         return freed;
     }
 

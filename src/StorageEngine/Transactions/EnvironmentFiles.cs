@@ -39,8 +39,13 @@ internal static unsafe class EnvironmentFiles
     /// session then always names a journal file that exists, which is what lets an open tell a lost journal from a
     /// crash (see <see cref="HasJournal"/>).
     /// </remarks>
+    /// <param name="RecordedFreePages">
+    /// The free pages the bitmaps mark, as the clean close that wrote the header recorded them
+    /// (<see cref="DataFileHeaderTrailer"/>), or -1: the header is not a clean close's, records no count, or the open
+    /// changed the data file (replayed records, or a free-space map to rebuild).
+    /// </param>
     public sealed record Opened(IStorageFile DataFile, DataFileHeader Header, EnvironmentState State, long NextJournalFile,
-        long Replayed, bool NeedsFreeSpaceRebuild, bool SessionPending = false);
+        long Replayed, bool NeedsFreeSpaceRebuild, bool SessionPending = false, long RecordedFreePages = -1);
 
     /// <param name="fs">The file layer.</param>
     /// <param name="directory">The environment's directory.</param>
@@ -99,7 +104,7 @@ internal static unsafe class EnvironmentFiles
                 lockDataFile?.Invoke(file);
                 logger.EnvironmentCreated(directory, pageSize);
             }
-            var header = DataFileHeaderStore.ReadNewest(file);
+            var header = DataFileHeaderStore.ReadNewest(file, out long recordedFreePages);
             var state = ReadState(header);
             ValidateState(file, header, state);
 
@@ -133,7 +138,7 @@ internal static unsafe class EnvironmentFiles
                 VerifyChangedInPlace(file, header.PageSize, changedInPlace);
                 var numbers = reader.FileNumbers();
                 nextJournal = Math.Max(header.JournalFileNumber, numbers.Count > 0 ? numbers[^1] : 0) + 1;
-                if (readOnly) return new Opened(file, header, state, nextJournal, 0, false);
+                if (readOnly) return new Opened(file, header, state, nextJournal, 0, false, RecordedFreePages: TrustedFreePages(header, recordedFreePages, replayed, needsRebuild));
                 if (replayed > 0)
                 {
                     Common.EngineInstruments.Recovered(started, replayed);
@@ -147,14 +152,15 @@ internal static unsafe class EnvironmentFiles
                 // it ends the header names the previous session, which a crash then reopens as it was. A new
                 // environment starts its session now, so that a disk too full for its first journal file fails
                 // the open that created it rather than its first commit.
-                if (!needsRebuild && !created) return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true);
+                if (!needsRebuild && !created)
+                    return new Opened(file, header, state, nextJournal, replayed, false, SessionPending: true, TrustedFreePages(header, recordedFreePages, replayed, needsRebuild));
                 // A created file was synced whole before its rename (see Create), and nothing was replayed into it.
                 if (!created) file.Flush();
                 // The caller starts the new session once its first journal file exists; after an unclean Lazy
                 // session it rebuilds the free-space map first. The old header stays until then, so a crash in
                 // between recovers (or rebuilds) again.
             }
-            return new Opened(file, header, state, nextJournal, replayed, needsRebuild && useJournal);
+            return new Opened(file, header, state, nextJournal, replayed, needsRebuild && useJournal, RecordedFreePages: TrustedFreePages(header, recordedFreePages, replayed, needsRebuild));
         }
         catch
         {
@@ -162,6 +168,15 @@ internal static unsafe class EnvironmentFiles
             throw;
         }
     }
+
+    /// <summary>
+    /// The free-page count a clean close recorded, where it still describes the data file's bitmaps: the header is
+    /// that close's (its trailer's checksum ties the count to this very header write, see
+    /// <see cref="DataFileHeaderTrailer"/>), so nothing has written the data file since (the next session's first write
+    /// is its header, which records no count), and this open replayed nothing into it and rebuilds nothing. Else -1.
+    /// </summary>
+    private static long TrustedFreePages(in DataFileHeader header, long recorded, long replayed, bool needsRebuild) =>
+        (header.Flags & DataFileHeaderFlags.CleanShutdown) != 0 && replayed == 0 && !needsRebuild ? recorded : -1;
 
     /// <summary>
     /// Whether the journal the header needs is there. A header without <see cref="DataFileHeaderFlags.CleanShutdown"/>
@@ -263,15 +278,19 @@ internal static unsafe class EnvironmentFiles
     /// <param name="state">The state the data file now durably holds.</param>
     /// <param name="journalFileNumber">The journal file recovery starts from.</param>
     /// <param name="clean">The final checkpoint of a clean close.</param>
-    public static DataFileHeader WriteCheckpoint(IStorageFile file, DataFileHeader header, EnvironmentState state, long journalFileNumber, bool clean = false)
+    /// <param name="freePages">
+    /// For a clean close, the pages the bitmaps of <paramref name="state"/> mark free, recorded so that the next open
+    /// need not count them (see <see cref="DataFileHeaderTrailer"/>); -1 records none.
+    /// </param>
+    public static DataFileHeader WriteCheckpoint(IStorageFile file, DataFileHeader header, EnvironmentState state, long journalFileNumber, bool clean = false,
+        long freePages = -1)
     {
         header.Sequence++;
         header.Flags = clean ? header.Flags | DataFileHeaderFlags.CleanShutdown : header.Flags & ~DataFileHeaderFlags.CleanShutdown;
         header.CheckpointTransactionId = state.TransactionId;
         header.JournalFileNumber = journalFileNumber;
         WriteState(ref header, state);
-        DataFileHeaderStore.Write(file, header);
-        return header;
+        return DataFileHeaderStore.Write(file, header, clean ? freePages : -1);
     }
 
     public static EnvironmentState ReadState(in DataFileHeader header)
@@ -404,11 +423,12 @@ internal static unsafe class EnvironmentFiles
             var state = new EnvironmentState { TransactionId = 0, PageCount = pageCount };
             WriteState(ref header, state);
             // Both copies, then one sync: the file is not the data file until the rename below, so no crash can
-            // find one copy written and the other not yet synced.
+            // find one copy written and the other not yet synced. Each records that no page is free (every bit above
+            // is zero), which spares the first open counting.
             header.Sequence = 0;
-            DataFileHeaderStore.WriteUnsynced(file, header);
+            DataFileHeaderStore.WriteUnsynced(file, header, freePages: 0);
             header.Sequence = 1;
-            DataFileHeaderStore.WriteUnsynced(file, header);
+            DataFileHeaderStore.WriteUnsynced(file, header, freePages: 0);
             file.Flush();
         }
         fs.Rename(temporary, path);
