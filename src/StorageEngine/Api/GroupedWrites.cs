@@ -48,6 +48,9 @@ internal sealed class GroupedWrites
         public ExceptionDispatchInfo? Failure;
         public volatile bool Done;
         public volatile bool Leads;
+        // For a caller of WriteAsync (one entry per call): completes with true when it is the caller's turn to
+        // lead, or false once a leader has applied the batch. Null for a thread that waits (Write).
+        public TaskCompletionSource<bool>? Turn;
     }
 
     /// <summary>One leader's group: its batches, and whether it has waited for late ones and handed the lead on.</summary>
@@ -149,6 +152,52 @@ internal sealed class GroupedWrites
         failure?.Throw();
     }
 
+    /// <summary>
+    /// <see cref="Write"/> for a caller that awaits: its entry is its own (a caller may resume on another thread),
+    /// and it waits for its turn or its group as a task. A leader of either kind applies its batch.
+    /// </summary>
+    /// <param name="treeName">The tree the batch is for.</param>
+    /// <param name="batch">The caller's batch, unchanged until the task completes.</param>
+    /// <param name="applyAsync">What <paramref name="batch"/>'s leader runs if this caller leads (see <see cref="Write"/>'s apply).</param>
+    public async ValueTask WriteAsync(string treeName, WriteBatch batch, Func<Group, Task> applyAsync)
+    {
+        var entry = new Entry
+        {
+            TreeName = treeName,
+            Batch = batch,
+            Turn = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously),
+        };
+        bool leads;
+        Interlocked.Increment(ref _outstanding);
+        lock (_lock)
+        {
+            _queue.Enqueue(entry);
+            _queued = _queue.Count;
+            leads = !_leading;
+            _leading = true;
+        }
+        if (!leads) leads = await entry.Turn.Task.ConfigureAwait(false);
+        if (leads)
+        {
+            var group = new Group();
+            group.Start(this);
+            Take(group.Entries);
+            try
+            {
+                await applyAsync(group).ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                Fail(group, e);
+            }
+            finally
+            {
+                Finish(group);
+            }
+        }
+        entry.Failure?.Throw();
+    }
+
     /// <summary>Waits until a leader has applied the entry (false) or it is this caller's turn to lead (true).</summary>
     private bool AwaitTurn(Entry entry)
     {
@@ -194,7 +243,8 @@ internal sealed class GroupedWrites
             if (_queue.TryPeek(out var next))
             {
                 next.Leads = true;
-                Monitor.PulseAll(_lock);
+                if (next.Turn is { } turn) turn.TrySetResult(true);
+                else Monitor.PulseAll(_lock);
             }
             else
             {
@@ -208,29 +258,46 @@ internal sealed class GroupedWrites
     {
         var group = t_group ??= new Group();
         group.Start(this);
-        var entries = group.Entries;
-        Take(entries);
+        Take(group.Entries);
         try
         {
             apply(group);
         }
         catch (Exception e)
         {
-            // The group's transaction failed as a whole: its batches stand or fall together, as one transaction's
-            // changes do (a commit that failed in its journal write may still be found after a reopen).
-            var failure = ExceptionDispatchInfo.Capture(e);
-            foreach (var member in entries) member.Failure ??= failure;
+            Fail(group, e);
         }
         finally
         {
-            group.HandOff();
-            lock (_lock)
-            {
-                foreach (var member in entries) member.Done = true;
-                Interlocked.Add(ref _outstanding, -entries.Count);
-                Monitor.PulseAll(_lock);
-            }
-            entries.Clear();
+            Finish(group);
         }
+    }
+
+    /// <summary>
+    /// The group's transaction failed as a whole: its batches stand or fall together, as one transaction's changes
+    /// do (a commit that failed in its journal write may still be found after a reopen).
+    /// </summary>
+    private static void Fail(Group group, Exception e)
+    {
+        var failure = ExceptionDispatchInfo.Capture(e);
+        foreach (var member in group.Entries) member.Failure ??= failure;
+    }
+
+    /// <summary>Hands the lead on (if the commit did not), then marks the group's batches done and wakes their callers.</summary>
+    private void Finish(Group group)
+    {
+        var entries = group.Entries;
+        group.HandOff();
+        lock (_lock)
+        {
+            foreach (var member in entries)
+            {
+                member.Done = true;
+                member.Turn?.TrySetResult(false);
+            }
+            Interlocked.Add(ref _outstanding, -entries.Count);
+            Monitor.PulseAll(_lock);
+        }
+        entries.Clear();
     }
 }

@@ -47,12 +47,57 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
+    /// <see cref="Write"/> without blocking a thread while the batch waits for its group: the returned task completes
+    /// once the batch is committed (durable as <see cref="StorageEnvironmentOptions.Durability"/> says), or faults with
+    /// what <see cref="Write"/> would throw. Batches from <see cref="Write"/> and <see cref="WriteAsync"/> share groups.
+    /// </summary>
+    /// <remarks>
+    /// A caller that finds no group under way leads one: it applies the group on its own thread (a few microseconds
+    /// per batch, waiting for the write lock without blocking), and its journal write is awaited, not waited for.
+    /// <paramref name="cancellationToken"/> is observed before the batch is queued; once queued, the batch is applied.
+    /// The batch must not change until the task completes; it is left as it was.
+    /// </remarks>
+    /// <exception cref="ArgumentNullException"><paramref name="treeName"/> or <paramref name="batch"/> is null.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled before the batch was queued.</exception>
+    public ValueTask WriteAsync(string treeName, WriteBatch batch, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(treeName);
+        ArgumentNullException.ThrowIfNull(batch);
+        if (cancellationToken.IsCancellationRequested) return ValueTask.FromCanceled(cancellationToken);
+        if (NestedWriter() is { } writer)
+            return ValueTask.FromException(new InvalidOperationException(
+                $"This flow holds the write transaction of the environment in '{Directory}' (transaction {writer.TransactionId}); " +
+                "apply the batch through it (Tree.Apply), or commit it before calling WriteAsync."));
+        return _groupedWrites.WriteAsync(treeName, batch, _applyGroupAsync ??= ApplyGroupAsync);
+    }
+
+    private Func<GroupedWrites.Group, Task>? _applyGroupAsync;
+
+    /// <summary>
     /// The leader's transaction for a group of batches: each applied whole or refused alone, then one commit; the
     /// lead passes on once it is committed in memory, and this returns once it is durable.
     /// </summary>
     private void ApplyGroup(GroupedWrites.Group group)
     {
         using var transaction = BeginWrite();
+        if (ApplyBatches(transaction, group)) transaction.CommitThen(afterMemoryCommit: group.HandOff);
+    }
+
+    /// <summary><see cref="ApplyGroup"/> for a leader that came through <see cref="WriteAsync"/>: it awaits the write lock and the journal.</summary>
+    private async Task ApplyGroupAsync(GroupedWrites.Group group)
+    {
+        Task durable;
+        using (var transaction = await BeginWriteAsync().ConfigureAwait(false))
+        {
+            if (!ApplyBatches(transaction, group)) return;
+            durable = transaction.CommitThenAsync(group.HandOff);
+        }
+        await durable.ConfigureAwait(false);
+    }
+
+    /// <summary>Applies the group's batches, and those that join it meanwhile, in <paramref name="transaction"/>; true when any changed something.</summary>
+    private bool ApplyBatches(WriteTransaction transaction, GroupedWrites.Group group)
+    {
         bool changed = false;
         int applied = 0;
         do
@@ -61,7 +106,7 @@ public sealed partial class StorageEnvironment
         }
         // Batches queued while the write lock was taken or the group applied join it.
         while (group.TakeMore());
-        if (changed) transaction.CommitThen(afterMemoryCommit: group.HandOff);
+        return changed;
     }
 
     /// <summary>Applies one batch of a group, or records why it is refused; true when the batch changed something.</summary>

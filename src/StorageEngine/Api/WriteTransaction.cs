@@ -131,6 +131,18 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
     }
 
     /// <summary>
+    /// <see cref="CommitAsync"/>, calling <paramref name="afterMemoryCommit"/> (which must not throw) once the
+    /// transaction is committed in memory and the write lock is free: asynchronous grouped writes hand the lead on
+    /// there. The task completes once the commit is durable.
+    /// </summary>
+    internal Task CommitThenAsync(Action afterMemoryCommit)
+    {
+        var pending = CommitInMemory();
+        afterMemoryCommit();
+        return pending is null ? Task.CompletedTask : Environment.CompleteAsync(pending);
+    }
+
+    /// <summary>
     /// Commits the transaction in memory and ends it before returning, so that the next write transaction may
     /// start at once (on this thread or another), building on these changes; the returned task completes once
     /// they are durable (as the environment's <see cref="DurabilityMode"/> promises) and visible to new read

@@ -80,4 +80,35 @@ public sealed partial class DocumentationExamplesTests
         });
         Assert.Equal(["4"], printed);
     }
+
+    [Fact]
+    public async Task ApiGuide_writes_from_many_tasks()
+    {
+        using var env = MemoryEnvironment();
+        var printed = new StringWriter();
+        var console = Console.Out;
+        Console.SetOut(printed);
+        try
+        {
+            using (var tx = env.BeginWrite())
+            {
+                tx.CreateTree("visits");
+                tx.Commit();
+            }
+            var requests = Enumerable.Range(0, 100).Select(async request =>
+            {
+                var batch = new WriteBatch();                    // one per call: it must not change until the task completes
+                batch.Put(Encoding.UTF8.GetBytes($"visit-{request}"), "/home"u8);
+                await env.WriteAsync("visits", batch);           // atomic; committed when the task completes
+            });
+            await Task.WhenAll(requests);
+            using (var tx = env.BeginRead())
+                Console.WriteLine(tx.OpenTree("visits").Count);  // 100
+        }
+        finally
+        {
+            Console.SetOut(console);
+        }
+        Assert.Equal(["100"], printed.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+    }
 }
