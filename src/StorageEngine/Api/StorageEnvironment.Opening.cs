@@ -81,6 +81,8 @@ public sealed partial class StorageEnvironment
             throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
         if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
         if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
+        if (options.CheckpointMemoryThreshold is <= 0)
+            throw new ArgumentOutOfRangeException(nameof(options), options.CheckpointMemoryThreshold, "CheckpointMemoryThreshold must be positive (or null for the default).");
     }
 
     /// <summary>Creates the directory (or checks a read-only open's) and takes its lock file, shared when read-only.</summary>

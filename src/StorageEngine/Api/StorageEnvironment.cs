@@ -77,10 +77,11 @@ public sealed partial class StorageEnvironment : IDisposable
             // commits that ran during it took as many again. With room for one interval only, the pool freed the
             // surplus at each checkpoint and the writer allocated it anew (malloc and free at 7% of 1-put updates
             // on W4's tree).
-            _pool = new PageBufferPool(PageSize, 4 * Math.Min(options.CheckpointThreshold, 128L << 20));
+            long checkpointMemory = CheckpointMemory.ThresholdFor(options);
+            _pool = new PageBufferPool(PageSize, 4 * Math.Min(checkpointMemory, 128L << 20));
             _scratch = new NativeBuffer(BTree.ScratchSizeFor(PageSize));
             _commits = new CommitPipeline(new Snapshot(opened.State, _data.View, opened.NextJournalFile), _data, _pool, _freeSpace,
-                _verified, _verifiedValues, _writeFailure, this, options.UnwrittenPagesLimit ?? CommitPipeline.DefaultUnwrittenLimit(options.CheckpointThreshold),
+                _verified, _verifiedValues, _writeFailure, this, options.UnwrittenPagesLimit ?? CommitPipeline.DefaultUnwrittenLimit(checkpointMemory),
                 options.ValuesInPlaceFrom ?? CommitPipeline.DefaultValuesInPlaceFrom);
             _asyncCommits = new AsyncCommits(_commits, ExitTransaction);
             LoadFreeSpace(opened);
@@ -89,9 +90,9 @@ public sealed partial class StorageEnvironment : IDisposable
                 long sessionId = EnvironmentFiles.NewSessionId();
                 _journal = OpenJournal(opened, sessionId);
                 _recovering = opened.SessionPending ? FinishRecoveryInBackground(opened, sessionId) : StartSession(opened, sessionId);
-                _checkpointer = new Checkpointer(this, options.CheckpointThreshold, options.CheckpointInterval, _logger);
+                _checkpointer = new Checkpointer(this, options.CheckpointThreshold, checkpointMemory, options.CheckpointInterval, _logger);
                 _commits.UseJournal(_journal, _checkpointer);
-                _freeSpace.WaitingLimit = Math.Max(Math.Min(options.CheckpointThreshold, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
+                _freeSpace.WaitingLimit = Math.Max(Math.Min(checkpointMemory, long.MaxValue / 4) * 4, 1L << 20) / PageSize;
                 _freeSpace.MakeReusable = CheckpointForReuse;
             }
             EnvironmentGauges.Register(this);

@@ -33,13 +33,30 @@ public sealed class StorageEnvironmentOptions
     public long JournalFileSize { get; set; } = 16L << 20;
 
     /// <summary>
-    /// Journal bytes written since the last checkpoint that trigger a background checkpoint; as many bytes of
-    /// freed pages, or of committed pages waiting in memory for the checkpoint, trigger one too. The waiting
-    /// pages are capped at twice this (64 MiB at least): beyond it commits write their own. Freed pages waiting for a
-    /// checkpoint are held to four times this (1 MiB at least): beyond it, a writer that would grow the data file
-    /// runs a checkpoint first. Default 32 MiB.
+    /// Journal bytes written since the last checkpoint that trigger a background checkpoint: what a Lazy
+    /// environment can lose to power loss at most, and what recovery replays. Pages waiting in memory for the
+    /// checkpoint, and freed pages, trigger one at <see cref="CheckpointMemoryThreshold"/>. Default 32 MiB.
     /// </summary>
-    public long CheckpointThreshold { get; set; } = 32L << 20;
+    public long CheckpointThreshold { get; set; } = DefaultCheckpointThreshold;
+
+    /// <summary>The default <see cref="CheckpointThreshold"/>: 32 MiB.</summary>
+    internal const long DefaultCheckpointThreshold = 32L << 20;
+
+    /// <summary>
+    /// Bytes of committed pages waiting in memory for the next checkpoint, or of pages freed since the last one,
+    /// that trigger a background checkpoint. The waiting pages are capped at twice this (64 MiB at least): beyond
+    /// it commits write their own. Freed pages waiting for a checkpoint are held to four times this (1 MiB at least):
+    /// beyond it, a writer that would grow the data file runs a checkpoint first.
+    /// </summary>
+    /// <remarks>
+    /// Larger means fewer checkpoints under random writes, each of which writes every page changed since the last
+    /// whole: more versions of a page are replaced in memory before one is written. It costs memory (up to twice
+    /// this in page buffers while writes run; given back once they pause) and file size (freed pages wait longer to
+    /// be reused). Null, the default: <see cref="CheckpointThreshold"/> where it was changed from its default; else a
+    /// 128th of the memory the process may use (<see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>, which honours
+    /// container limits), from 32 to 128 MiB. See docs/tuning.md for what it changes, measured.
+    /// </remarks>
+    public long? CheckpointMemoryThreshold { get; set; }
 
     /// <summary>
     /// Longest time between checkpoints while there are commits to checkpoint; once commits pause for a tenth of
@@ -96,7 +113,7 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// Bytes of committed pages held for the next checkpoint beyond which a commit writes its own pages into the
-    /// data file; null for the default (twice <see cref="CheckpointThreshold"/>, at least 64 MiB). Tests lower it
+    /// data file; null for the default (twice <see cref="CheckpointMemoryThreshold"/>, at least 64 MiB). Tests lower it
     /// to reach that path with small stores.
     /// </summary>
     internal long? UnwrittenPagesLimit { get; set; }

@@ -12,7 +12,10 @@ namespace StorageEngine.Transactions;
 internal sealed class Checkpointer : IDisposable
 {
     private readonly ICheckpointTarget _target;
+    // Journal bytes since the last checkpoint that trigger one (the Lazy loss bound and the replay length).
     private readonly long _threshold;
+    // Bytes of pages held in memory for the checkpoint, or freed since the last one, that trigger one.
+    private readonly long _memoryThreshold;
     private readonly TimeSpan _interval;
     private readonly ILogger _logger;
     private readonly AutoResetEvent _signal = new(false);
@@ -33,10 +36,11 @@ internal sealed class Checkpointer : IDisposable
     private int _started;
 
     /// <remarks>The thread starts with <see cref="EnsureStarted"/>, after the first commit's journal write.</remarks>
-    public Checkpointer(ICheckpointTarget target, long threshold, TimeSpan interval, ILogger logger)
+    public Checkpointer(ICheckpointTarget target, long threshold, long memoryThreshold, TimeSpan interval, ILogger logger)
     {
         _target = target;
         _threshold = Math.Max(1, threshold);
+        _memoryThreshold = Math.Max(1, memoryThreshold);
         _interval = interval;
         _logger = logger;
     }
@@ -76,13 +80,13 @@ internal sealed class Checkpointer : IDisposable
     /// <summary>Called after each commit group with the bytes of committed pages held in memory for the checkpoint.</summary>
     public void OnUnwrittenBytes(long bytes)
     {
-        if (bytes >= _threshold) RequestCheckpoint();
+        if (bytes >= _memoryThreshold) RequestCheckpoint();
     }
 
     /// <summary>Called (by the writer) with the bytes of pages a commit freed.</summary>
     public void OnPagesFreed(long bytes)
     {
-        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _threshold) RequestCheckpoint();
+        if (bytes > 0 && Interlocked.Add(ref _freedBytes, bytes) >= _memoryThreshold) RequestCheckpoint();
     }
 
     /// <remarks>
@@ -150,8 +154,8 @@ internal sealed class Checkpointer : IDisposable
     /// <summary>True when a threshold is reached: journal written, pages freed, or pages held in memory since the last checkpoint.</summary>
     private bool Due() =>
         Volatile.Read(ref _journalBytes) - Volatile.Read(ref _journalBytesAtCheckpoint) >= _threshold
-        || Volatile.Read(ref _freedBytes) >= _threshold
-        || _target.UnwrittenBytes >= _threshold;
+        || Volatile.Read(ref _freedBytes) >= _memoryThreshold
+        || _target.UnwrittenBytes >= _memoryThreshold;
 
     /// <summary>
     /// Once per pause of the commits (none for <paramref name="idleDelay"/>), after the checkpoint that wrote what
