@@ -53,6 +53,8 @@ public sealed class HostedEnvironmentTests : IDisposable
                 ["StorageEngine:PageSize"] = "8192",
                 ["StorageEngine:CheckpointInterval"] = "00:00:05",
                 ["StorageEngine:MaxReaders"] = "64",
+                ["StorageEngine:CheckpointMemoryThreshold"] = "8388608",
+                ["StorageEngine:ReadAhead"] = "true",
             });
             b.Services.AddStorageEngine(b.Configuration.GetSection("StorageEngine"), o => o.Path = DataPath);
         });
@@ -65,9 +67,25 @@ public sealed class HostedEnvironmentTests : IDisposable
         Assert.Equal(8192, env.PageSize);
         Assert.Equal(TimeSpan.FromSeconds(5), options.CheckpointInterval);
         Assert.Equal(64, options.MaxReaders);
+        Assert.Equal(8L << 20, options.CheckpointMemoryThreshold);
+        Assert.True(options.ReadAhead);
         Assert.Equal(Path.GetFullPath(DataPath), env.Directory);
         Assert.NotNull(options.LoggerFactory);
         await host.StopAsync();
+    }
+
+    [Fact]
+    public void Configuration_can_set_every_public_option_but_the_logger_factory_and_accepting_journal_loss()
+    {
+        // The logger factory comes from the host. Accepting a lost journal is a one-off salvage decision (it deletes
+        // journal files), not something a configuration file should keep doing at every start: code sets it.
+        string[] notFromConfiguration = [nameof(StorageEnvironmentOptions.LoggerFactory), nameof(StorageEnvironmentOptions.AcceptJournalLoss)];
+        var settable = typeof(StorageEnvironmentOptions).GetProperties()
+            .Where(p => p.CanWrite && p.SetMethod!.IsPublic && !notFromConfiguration.Contains(p.Name))
+            .Select(p => p.Name);
+        var bound = typeof(StorageEngineSettings).GetProperties().Select(p => p.Name).ToHashSet();
+        string[] missing = settable.Where(name => !bound.Contains(name)).ToArray();
+        Assert.True(missing.Length == 0, $"options configuration cannot set: {string.Join(", ", missing)}");
     }
 
     [Fact]

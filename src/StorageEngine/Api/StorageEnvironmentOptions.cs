@@ -50,9 +50,9 @@ public sealed class StorageEnvironmentOptions
     /// </summary>
     /// <remarks>
     /// Larger means fewer checkpoints under random writes, each of which writes every page changed since the last
-    /// whole: more versions of a page are replaced in memory before one is written. It costs memory (up to twice
-    /// this in page buffers while writes run; given back once they pause) and file size (freed pages wait longer to
-    /// be reused). Null, the default: <see cref="CheckpointThreshold"/> where it was changed from its default; else a
+    /// whole: more versions of a page are replaced in memory before one is written. It costs memory while writes run
+    /// (up to twice this in waiting pages, and up to four times it, 512 MiB at most, in page buffers kept for reuse;
+    /// both given back once writes pause) and file size (freed pages wait longer to be reused). Null, the default: <see cref="CheckpointThreshold"/> where it was changed from its default; else a
     /// 128th of the memory the process may use (<see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>, which honours
     /// container limits), from 32 to 128 MiB. See docs/tuning.md for what it changes, measured.
     /// </remarks>
