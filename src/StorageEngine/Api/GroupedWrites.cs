@@ -122,15 +122,7 @@ internal sealed class GroupedWrites
         entry.Batch = batch;
         entry.Failure = null;
         entry.Done = false;
-        bool leads;
-        Interlocked.Increment(ref _outstanding);
-        lock (_lock)
-        {
-            _queue.Enqueue(entry);
-            _queued = _queue.Count;
-            leads = !_leading;
-            _leading = true;
-        }
+        bool leads = Enqueue(entry);
         if (!leads)
         {
             try
@@ -167,21 +159,11 @@ internal sealed class GroupedWrites
             Batch = batch,
             Turn = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously),
         };
-        bool leads;
-        Interlocked.Increment(ref _outstanding);
-        lock (_lock)
-        {
-            _queue.Enqueue(entry);
-            _queued = _queue.Count;
-            leads = !_leading;
-            _leading = true;
-        }
+        bool leads = Enqueue(entry);
         if (!leads) leads = await entry.Turn.Task.ConfigureAwait(false);
         if (leads)
         {
-            var group = new Group();
-            group.Start(this);
-            Take(group.Entries);
+            var group = StartGroup(new Group());
             try
             {
                 await applyAsync(group).ConfigureAwait(false);
@@ -256,9 +238,7 @@ internal sealed class GroupedWrites
     /// <summary>The leader's work: takes a group from the front of the queue, applies it, hands the lead on, and marks the group done once durable.</summary>
     private void Lead(Action<Group> apply)
     {
-        var group = t_group ??= new Group();
-        group.Start(this);
-        Take(group.Entries);
+        var group = StartGroup(t_group ??= new Group());
         try
         {
             apply(group);
@@ -271,6 +251,28 @@ internal sealed class GroupedWrites
         {
             Finish(group);
         }
+    }
+
+    /// <summary>Queues a caller's entry; true when no one leads, so this caller does.</summary>
+    private bool Enqueue(Entry entry)
+    {
+        Interlocked.Increment(ref _outstanding);
+        lock (_lock)
+        {
+            _queue.Enqueue(entry);
+            _queued = _queue.Count;
+            bool leads = !_leading;
+            _leading = true;
+            return leads;
+        }
+    }
+
+    /// <summary>Starts <paramref name="group"/> for a new leader with the batches at the front of the queue.</summary>
+    private Group StartGroup(Group group)
+    {
+        group.Start(this);
+        Take(group.Entries);
+        return group;
     }
 
     /// <summary>
