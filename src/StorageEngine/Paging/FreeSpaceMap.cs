@@ -18,14 +18,9 @@ internal sealed unsafe class FreeSpaceMap
     public const long FirstBitmapPage = 2;
 
     private readonly int _pageSize;
-    private readonly PageSet _pending = new();
-    // One entry per page rather than an array per commit: no allocation per commit, none surviving until a checkpoint.
-    private readonly Queue<(long TransactionId, long Page)> _pendingByTransaction = new();
-    private readonly List<long> _transactionPending = new();
-    // Pages this transaction freed that were written after some checkpoint began, with the transaction that
-    // wrote them; at commit they join _youngByTransaction instead of _pendingByTransaction.
-    private readonly List<(long Page, long WrittenBy)> _transactionYoung = new();
-    private readonly Queue<(long TransactionId, long Page, long WrittenBy)> _youngByTransaction = new();
+    private readonly FreedPages _held = new();
+    // Made once: the releases hand each page to it, and a lambda per call would allocate per writer.
+    private readonly Action<long> _becameReusable;
     private long _freeBits;
     // The committed transaction whose bitmaps _freeBits counts, or -1 when unknown (see CommittedFreePages).
     private long _countedAt = -1;
@@ -46,6 +41,7 @@ internal sealed unsafe class FreeSpaceMap
 
     public FreeSpaceMap(int pageSize)
     {
+        _becameReusable = page => BecameReusable(page, 1);
         _pageSize = pageSize;
         BitmapPagesPerSection = BitmapPagesFor(pageSize);
         PagesPerSection = BitsPerPage(pageSize) * BitmapPagesPerSection;
@@ -214,7 +210,7 @@ internal sealed unsafe class FreeSpaceMap
     public Func<bool>? MakeReusable { get; set; }
 
     /// <summary>Freed pages that are not reusable yet (a reader may still see them, or this transaction freed them).</summary>
-    public long WaitingPages => _pending.Count;
+    public long WaitingPages => _held.Count;
 
     /// <summary>
     /// Finds <paramref name="count"/> contiguous free pages that no reader can see, or takes them from the end
@@ -223,7 +219,7 @@ internal sealed unsafe class FreeSpaceMap
     public long Allocate(int count, IBitmapPageAccess io, ref long pageCount)
     {
         long found = Reuse(count, io, pageCount);
-        if (found < 0 && _pending.Count >= WaitingLimit && MakeReusable is { } makeReusable && makeReusable())
+        if (found < 0 && _held.Count >= WaitingLimit && MakeReusable is { } makeReusable && makeReusable())
             found = Reuse(count, io, pageCount);
         return found >= 0 ? found : Extend(count, io, ref pageCount);
     }
@@ -231,7 +227,7 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>A run of <paramref name="count"/> reusable pages inside the file, taken; or -1.</summary>
     private long Reuse(int count, IBitmapPageAccess io, long pageCount)
     {
-        if (count >= _shortestMissingRun || FreePages - _pending.Count < count) return -1;
+        if (count >= _shortestMissingRun || FreePages - _held.Count < count) return -1;
         long found = FindRun(count, io, _hint, pageCount);
         if (found < 0 && _hint > 0) found = FindRun(count, io, 0, Math.Min(pageCount, _hint + count));
         if (found < 0)
@@ -301,7 +297,7 @@ internal sealed unsafe class FreeSpaceMap
                     continue;
                 }
                 int valid = (int)Math.Min(64 - shift, end - page);
-                ulong free = (words[bit >> 6] & ~_pending.Word(page >> 6)) >> shift;
+                ulong free = (words[bit >> 6] & ~_held.Word(page >> 6)) >> shift;
                 if (valid < 64) free &= (1UL << valid) - 1;
                 else if (free == 0) NoneReusable(page >> 6);
                 int at = 0;
@@ -344,22 +340,8 @@ internal sealed unsafe class FreeSpaceMap
     {
         SetBits(io, first, count, free: true);
         _transactionFreeBitsDelta += count;
-        if (reusableNow)
-        {
-            BecameReusable(first, count);
-            return;
-        }
-        if (count == 1 && writtenBy > 0)
-        {
-            _pending.Add(first);
-            _transactionYoung.Add((first, writtenBy));
-            return;
-        }
-        for (long p = first; p < first + count; p++)
-        {
-            _pending.Add(p);
-            _transactionPending.Add(p);
-        }
+        if (reusableNow) BecameReusable(first, count);
+        else _held.Hold(first, count, writtenBy);
     }
 
     private void SetBits(IBitmapPageAccess io, long first, int count, bool free)
@@ -416,17 +398,7 @@ internal sealed unsafe class FreeSpaceMap
     /// </summary>
     public int Commit(long transactionId)
     {
-        int freed = _transactionPending.Count;
-        if (freed > 0)
-        {
-            foreach (long page in _transactionPending) _pendingByTransaction.Enqueue((transactionId, page));
-            _transactionPending.Clear();
-        }
-        if (_transactionYoung.Count > 0)
-        {
-            foreach (var (page, writtenBy) in _transactionYoung) _youngByTransaction.Enqueue((transactionId, page, writtenBy));
-            _transactionYoung.Clear();
-        }
+        int freed = _held.Commit(transactionId);
         _freeBits += _transactionFreeBitsDelta;
         _transactionFreeBitsDelta = 0;
         _countedAt = transactionId;
@@ -436,10 +408,7 @@ internal sealed unsafe class FreeSpaceMap
     /// <summary>The writing transaction was abandoned: its bitmap pages are discarded by the caller.</summary>
     public void Abort()
     {
-        foreach (long p in _transactionPending) _pending.Remove(p);
-        _transactionPending.Clear();
-        foreach (var (p, _) in _transactionYoung) _pending.Remove(p);
-        _transactionYoung.Clear();
+        _held.Abort();
         _transactionFreeBitsDelta = 0;
         _hint = 0;
         _shortestMissingRun = long.MaxValue;
@@ -460,30 +429,11 @@ internal sealed unsafe class FreeSpaceMap
     /// The caller must make sure no checkpoint begins between its reading <paramref name="checkpointStarted"/>
     /// and this call's end.
     /// </summary>
-    public void ReleaseYoung(long oldestVisible, long checkpointStarted)
-    {
-        while (_youngByTransaction.TryPeek(out var next) && next.TransactionId <= oldestVisible)
-        {
-            _youngByTransaction.Dequeue();
-            if (next.WrittenBy > checkpointStarted && ReleasesYoungPages)
-            {
-                _pending.Remove(next.Page);
-                BecameReusable(next.Page, 1);
-            }
-            else _pendingByTransaction.Enqueue((next.TransactionId, next.Page));
-        }
-    }
+    public void ReleaseYoung(long oldestVisible, long checkpointStarted) =>
+        _held.ReleaseYoung(oldestVisible, checkpointStarted, ReleasesYoungPages, _becameReusable);
 
     /// <summary>Pages freed by transactions up to <paramref name="oldestReader"/> become reusable.</summary>
-    public void ReleaseUpTo(long oldestReader)
-    {
-        while (_pendingByTransaction.TryPeek(out var next) && next.TransactionId <= oldestReader)
-        {
-            long page = _pendingByTransaction.Dequeue().Page;
-            _pending.Remove(page);
-            BecameReusable(page, 1);
-        }
-    }
+    public void ReleaseUpTo(long oldestReader) => _held.ReleaseUpTo(oldestReader, _becameReusable);
 
     /// <summary>
     /// Notes that the <paramref name="count"/> pages from <paramref name="first"/> may be allocated again, in the
