@@ -45,8 +45,17 @@ public sealed class DocumentDatabase : IDisposable
     public WriteSession BeginWrite(TimeSpan? timeout = null) => new(this, Environment.BeginWrite(timeout));
 
     /// <summary>Creates and fills an index in its own transaction; false when it exists.</summary>
+    /// <remarks>
+    /// An index that exists is found by a read transaction: an application that ensures its indexes at every start
+    /// neither waits for the writer nor makes a write transaction to learn that nothing is to be done.
+    /// </remarks>
     public bool EnsureIndex(string collection, string field)
     {
+        ArgumentException.ThrowIfNullOrEmpty(field);
+        using (var read = BeginRead())
+        {
+            if (read.Transaction.TryOpenTree(IndexTree(collection, field), out _)) return false;
+        }
         using var session = BeginWrite();
         bool created = session.EnsureIndex(collection, field);
         if (created) session.Commit();

@@ -97,6 +97,17 @@ public sealed class IndexQueryTests
     }
 
     [Fact]
+    public async Task Ensuring_an_existing_index_does_not_wait_for_the_writer()
+    {
+        using var db = Seeded();
+        using var writer = db.Database.BeginWrite();
+        var ensure = Task.Run(() => db.Database.EnsureIndex("people", "age"));
+        Assert.Same(ensure, await Task.WhenAny(ensure, Task.Delay(TimeSpan.FromSeconds(10))));
+        Assert.False(await ensure);
+        Assert.Throws<ArgumentException>(() => db.Database.EnsureIndex("people", ""));
+    }
+
+    [Fact]
     public void Querying_a_field_without_an_index_is_an_error()
     {
         using var db = Seeded();

@@ -26,7 +26,7 @@ internal sealed class OsFileSystem : IFileSystem
     {
         bool existed = File.Exists(path);
         OsStorageFile file = OsStorageFile.Open(path, mode);
-        if (!existed)
+        if (!existed && (mode & StorageFileMode.RenamedIntoPlace) == 0)
         {
             try
             {

@@ -23,4 +23,11 @@ internal enum StorageFileMode
     /// faulting the process) and Windows; elsewhere, and for writes outside the mapped length, writes are writes.
     /// </summary>
     MappedAppends = 2,
+
+    /// <summary>
+    /// A file made under a temporary name to be renamed into place: creating it does not sync its directory,
+    /// since only the rename, which does, makes the file count. A crash before the rename leaves the temporary
+    /// name or nothing, and the next try starts the file again either way.
+    /// </summary>
+    RenamedIntoPlace = 4,
 }

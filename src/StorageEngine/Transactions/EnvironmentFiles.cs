@@ -394,7 +394,7 @@ internal static unsafe class EnvironmentFiles
     {
         string path = System.IO.Path.Combine(directory, DataFileName);
         string temporary = path + ".new";
-        using (var file = fs.Open(temporary, StorageFileMode.Buffered))
+        using (var file = fs.Open(temporary, StorageFileMode.Buffered | StorageFileMode.RenamedIntoPlace))
         {
             file.SetLength(0);
             long pageCount = FreeSpaceMap.InitialPageCount(pageSize);

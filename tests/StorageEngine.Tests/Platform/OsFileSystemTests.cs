@@ -58,7 +58,8 @@ public sealed class OsFileSystemTests : IDisposable
             a.Write(0, "old"u8);
         }
 
-        using (IStorageFile b = fs.Open(Path.Combine(sub, "a.tmp"), StorageFileMode.Buffered))
+        // A temporary made to be renamed into place: its creation does not sync the directory, the rename does.
+        using (IStorageFile b = fs.Open(Path.Combine(sub, "a.tmp"), StorageFileMode.Buffered | StorageFileMode.RenamedIntoPlace))
         {
             b.Write(0, "new"u8);
         }
