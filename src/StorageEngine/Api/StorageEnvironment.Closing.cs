@@ -23,11 +23,14 @@ public sealed partial class StorageEnvironment
     {
         if (Interlocked.Exchange(ref _closed, 1) != 0) return;
         _checkpointer?.Dispose();
+        // A session never started (nothing needed it: no commit, checkpoint or shipping) wrote nothing: the files
+        // are as the open found them, and a final checkpoint would only start the session to end it.
+        bool untouched = _recovering is { } deferred && deferred.TryAbandon();
         WaitForRecoveryEnd();
         Monitor.Enter(_checkpointLock);
         try
         {
-            if (clean && _journal is not null && !_writeFailure.HasFailed)
+            if (clean && !untouched && _journal is not null && !_writeFailure.HasFailed)
             {
                 CheckpointCore(closing: true);
                 // Trimming remaps (Windows cannot cut a mapped file): only when no reader can be reading. Readers

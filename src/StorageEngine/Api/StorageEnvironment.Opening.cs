@@ -153,10 +153,16 @@ public sealed partial class StorageEnvironment
     }
 
     /// <summary>
-    /// Syncs the replayed pages, if any, and names the new session in the background (see FinishRecovery): on
-    /// the thread pool, or on the thread of the first commit, checkpoint or shipping session that needs it before
-    /// the pool got to it (see <see cref="QueuedWork"/>), so that a busy pool never holds up the first write.
+    /// Syncs the replayed pages, if any, and names the new session (see FinishRecovery) off the open's path. After a
+    /// replay it runs in the background: on the thread pool, or on the thread of the first commit, checkpoint or
+    /// shipping session that needs it before the pool got to it (see <see cref="QueuedWork"/>), so that a busy pool
+    /// never holds up the first write. With nothing replayed it waits for that first need: an environment only read
+    /// from then writes nothing at all, neither the session's header and journal file at open nor a final
+    /// checkpoint at close (see <see cref="Close"/>), and its files stay as the last session left them.
     /// </summary>
-    private QueuedWork FinishRecoveryInBackground(EnvironmentFiles.Opened opened, long sessionId) =>
-        QueuedWork.Start(() => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, _options.Durability == DurabilityMode.Lazy, opened.Replayed));
+    private QueuedWork FinishRecoveryInBackground(EnvironmentFiles.Opened opened, long sessionId)
+    {
+        Action finish = () => FinishRecovery(opened.State, opened.NextJournalFile, sessionId, _options.Durability == DurabilityMode.Lazy, opened.Replayed);
+        return opened.Replayed > 0 ? QueuedWork.Start(finish) : QueuedWork.Deferred(finish);
+    }
 }
