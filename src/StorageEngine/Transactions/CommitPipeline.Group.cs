@@ -47,7 +47,7 @@ internal sealed partial class CommitPipeline
             throw new InvalidOperationException($"The transaction changes {bytes} bytes of pages, more than the {MaxTransactionBytes} one commit can journal; split it.");
         }
         int freed = _freeSpace.Commit(state.TransactionId);
-        _checkpointer?.OnPagesFreed((long)freed * _pageSize);
+        _checkpointer?.OnPagesFreed((long)freed * _pageSize, state.PageCount * _pageSize);
         Pending.Add(commit);
         Enqueue(commit);
         return commit;

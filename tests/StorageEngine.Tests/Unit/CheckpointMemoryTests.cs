@@ -68,4 +68,42 @@ public sealed class CheckpointMemoryTests
         }
         Assert.True(env.GetStatistics().JournalBytesWritten < options.CheckpointThreshold);
     }
+
+    [Theory]
+    [InlineData(1 * MiB, 128 * MiB, 4 * MiB)]          // a small file: never below the floor
+    [InlineData(160 * MiB, 128 * MiB, 20 * MiB)]       // an eighth of the file
+    [InlineData(4L << 30, 128 * MiB, 128 * MiB)]       // a large one: at most the memory threshold
+    [InlineData(160 * MiB, 1 * MiB, 1 * MiB)]          // a threshold someone chose lower is kept
+    public void Freed_pages_ask_for_a_checkpoint_at_an_eighth_of_the_file(long fileBytes, long memoryThreshold, long expected)
+    {
+        Assert.Equal(expected, Checkpointer.FreedTrigger(fileBytes, memoryThreshold));
+    }
+
+    [Fact]
+    public void Rewriting_an_environment_whole_grows_its_file_by_a_fraction_not_by_the_memory_threshold()
+    {
+        var options = TestData.SafeOptions(new MemoryFileSystem());
+        options.CheckpointThreshold = 1L << 30;
+        options.CheckpointInterval = TimeSpan.FromHours(1);
+        options.CheckpointMemoryThreshold = 128 * MiB;
+        using var env = StorageEnvironment.Open(options);
+        const int keys = 13_000;
+        // 13,000 pages of values, one 3,000-byte value per page, checkpointed: rewriting each frees a page that only
+        // the next checkpoint makes reusable.
+        for (int round = 0; round < 2; round++)
+        {
+            for (int first = 0; first < keys; first += 100)
+            {
+                using var tx = env.BeginWrite();
+                var tree = round == 0 && first == 0 ? tx.CreateTree("t") : tx.OpenTree("t");
+                for (int i = first; i < first + 100; i++) tree.Put(TestData.Key(i), TestData.Value(i + round, 3_000));
+                tx.Commit();
+            }
+            if (round == 0) env.Checkpoint();
+        }
+        var statistics = env.GetStatistics();
+        // 13,000 pages (51 MiB) in use. With the memory threshold alone no checkpoint came and the file doubled, to
+        // 107 MiB; with the trigger at an eighth of the file it reached 65 MiB (the writer runs on during checkpoints).
+        Assert.True(statistics.DataFileBytes < 90 * MiB, $"The data file grew to {statistics.DataFileBytes / MiB} MiB for 51 MiB of pages in use.");
+    }
 }
