@@ -54,7 +54,9 @@ public sealed class StorageEnvironmentOptions
     /// (up to twice this in waiting pages, and up to four times it, 512 MiB at most, in page buffers kept for reuse;
     /// both given back once writes pause) and file size (freed pages wait longer to be reused). Null, the default: <see cref="CheckpointThreshold"/> where it was changed from its default; else a
     /// 128th of the memory the process may use (<see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>, which honours
-    /// container limits), from 32 to 128 MiB. See docs/tuning.md for what it changes, measured.
+    /// container limits), from 32 to 128 MiB, and in a process with less than 768 MiB a 24th of its memory (4 MiB at
+    /// least), which leaves most of a small container's limit to the page cache. Freed pages also ask for a checkpoint
+    /// once they come to an eighth of the data file. See docs/tuning.md for what it changes, measured.
     /// </remarks>
     public long? CheckpointMemoryThreshold { get; set; }
 

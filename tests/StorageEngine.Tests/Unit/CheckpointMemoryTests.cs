@@ -14,7 +14,9 @@ public sealed class CheckpointMemoryTests
     [Theory]
     [InlineData(32 * MiB, 24L << 30, 128 * MiB)]  // a large machine: capped at 128 MiB
     [InlineData(32 * MiB, 8L << 30, 64 * MiB)]    // a 128th of 8 GiB
-    [InlineData(32 * MiB, 256 * MiB, 32 * MiB)]   // a container limited to 256 MiB: never below the journal threshold
+    [InlineData(32 * MiB, 768 * MiB, 32 * MiB)]   // from 768 MiB down, a 24th of the memory
+    [InlineData(32 * MiB, 192 * MiB, 8 * MiB)]    // what .NET reports in a 256 MiB memory cgroup (75% of it)
+    [InlineData(32 * MiB, 48 * MiB, 4 * MiB)]     // never below 4 MiB
     [InlineData(32 * MiB, 0, 32 * MiB)]           // memory unknown
     [InlineData(1 * MiB, 24L << 30, 1 * MiB)]     // a threshold someone chose is kept
     [InlineData(512 * MiB, 24L << 30, 512 * MiB)]
