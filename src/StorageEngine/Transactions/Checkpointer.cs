@@ -5,9 +5,10 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// Runs checkpoints on a background thread: when the journal has grown by the threshold since the last one,
-/// when the pages freed since then (which only a checkpoint makes reusable) or the committed pages held in
-/// memory for it reach it, when commits have paused for a moment, or when the interval has passed with
-/// commits to checkpoint. Commits never wait for it.
+/// when the committed pages held in memory for it reach the memory threshold, when the pages freed since then
+/// (which only a checkpoint makes reusable) come to an eighth of the data file or the memory threshold, when
+/// commits have paused for a moment, or when the interval has passed with commits to checkpoint. Commits never
+/// wait for it.
 /// </summary>
 internal sealed class Checkpointer : IDisposable
 {

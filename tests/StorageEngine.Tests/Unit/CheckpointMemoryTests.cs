@@ -41,10 +41,7 @@ public sealed class CheckpointMemoryTests
     [Fact]
     public void Pages_waiting_past_the_memory_threshold_bring_a_checkpoint_on_long_before_the_journal_threshold()
     {
-        var options = TestData.SafeOptions(new MemoryFileSystem());
-        options.CheckpointThreshold = 1L << 30;
-        options.CheckpointInterval = TimeSpan.FromHours(1);
-        options.CheckpointMemoryThreshold = 1 * MiB;
+        var options = MemoryThresholdOnly(1 * MiB);
         using var env = StorageEnvironment.Open(options);
         using (var tx = env.BeginWrite())
         {
@@ -84,10 +81,7 @@ public sealed class CheckpointMemoryTests
     [Fact]
     public void Rewriting_an_environment_whole_grows_its_file_by_a_fraction_not_by_the_memory_threshold()
     {
-        var options = TestData.SafeOptions(new MemoryFileSystem());
-        options.CheckpointThreshold = 1L << 30;
-        options.CheckpointInterval = TimeSpan.FromHours(1);
-        options.CheckpointMemoryThreshold = 128 * MiB;
+        var options = MemoryThresholdOnly(128 * MiB);
         using var env = StorageEnvironment.Open(options);
         const int keys = 13_000;
         // 13,000 pages of values, one 3,000-byte value per page, checkpointed: rewriting each frees a page that only
@@ -107,5 +101,15 @@ public sealed class CheckpointMemoryTests
         // 13,000 pages (51 MiB) in use. With the memory threshold alone no checkpoint came and the file doubled, to
         // 107 MiB; with the trigger at an eighth of the file it reached 65 MiB (the writer runs on during checkpoints).
         Assert.True(statistics.DataFileBytes < 90 * MiB, $"The data file grew to {statistics.DataFileBytes / MiB} MiB for 51 MiB of pages in use.");
+    }
+
+    /// <summary>Options on a memory file system where only the memory threshold (or freed pages) can bring a checkpoint on.</summary>
+    private static StorageEnvironmentOptions MemoryThresholdOnly(long memoryThreshold)
+    {
+        var options = TestData.SafeOptions(new MemoryFileSystem());
+        options.CheckpointThreshold = 1L << 30;
+        options.CheckpointInterval = TimeSpan.FromHours(1);
+        options.CheckpointMemoryThreshold = memoryThreshold;
+        return options;
     }
 }
