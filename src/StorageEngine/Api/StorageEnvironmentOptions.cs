@@ -56,7 +56,7 @@ public sealed class StorageEnvironmentOptions
     /// 128th of the memory the process may use (<see cref="GCMemoryInfo.TotalAvailableMemoryBytes"/>, which honours
     /// container limits), from 32 to 128 MiB, and in a process with less than 768 MiB a 24th of its memory (4 MiB at
     /// least), which leaves most of a small container's limit to the page cache. Freed pages also ask for a checkpoint
-    /// once they come to an eighth of the data file. See docs/tuning.md for what it changes, measured.
+    /// once they come to a quarter of the data file. See docs/tuning.md for what it changes, measured.
     /// </remarks>
     public long? CheckpointMemoryThreshold { get; set; }
 
