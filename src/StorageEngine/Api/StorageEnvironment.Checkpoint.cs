@@ -54,7 +54,9 @@ public sealed partial class StorageEnvironment : ICheckpointTarget
         WaitForRecovery();
         lock (_checkpointLock)
         {
-            if (_filesClosed) return;
+            // A session that a close abandoned before anything started it has nothing to checkpoint (no commit ran, so
+            // the check below returns too), and its header must stay the last session's, which names no journal file.
+            if (_filesClosed || _recovering is { IsAbandoned: true }) return;
             Snapshot snapshot;
             // Young freed pages written before this snapshot may be live in its state: none is released early from now on.
             lock (_reuseGate)

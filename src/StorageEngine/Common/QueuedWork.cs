@@ -36,6 +36,9 @@ internal sealed class QueuedWork
     /// <summary>True for work made with <see cref="Deferred"/>.</summary>
     public bool IsDeferred { get; }
 
+    /// <summary>True once <see cref="TryAbandon"/> has made sure the work never runs.</summary>
+    public bool IsAbandoned => Volatile.Read(ref _state) == Abandoned;
+
     /// <summary>
     /// Makes sure deferred work never runs, unless it has started: true when it had not (it is then complete, and
     /// running it later does nothing), false when it has started or ended, or was handed to the pool.

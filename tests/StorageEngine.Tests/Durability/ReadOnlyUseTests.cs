@@ -61,6 +61,36 @@ public sealed class ReadOnlyUseTests
         AssertHealthy(reopened);
     }
 
+    [Fact]
+    public async Task A_checkpoint_racing_with_the_close_of_an_environment_only_read_from_leaves_it_openable()
+    {
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem);
+        using (var environment = StorageEnvironment.Open(options)) Commit(environment, 1, 10);
+        for (int round = 0; round < 200; round++)
+        {
+            var environment = StorageEnvironment.Open(options);
+            using var start = new Barrier(2);
+            var checkpoints = Task.Run(() =>
+            {
+                start.SignalAndWait();
+                try
+                {
+                    environment.Checkpoint();
+                }
+                catch (ObjectDisposedException)
+                {
+                }
+            });
+            start.SignalAndWait();
+            environment.Dispose();
+            await checkpoints;
+        }
+        using var reopened = StorageEnvironment.Open(options);
+        AssertExactly(reopened, 10);
+        AssertHealthy(reopened);
+    }
+
     /// <summary>Every file's name, length, contents and last write time.</summary>
     private static List<string> Snapshot(string directory) =>
         Directory.GetFiles(directory).Order(StringComparer.Ordinal)
