@@ -1,5 +1,6 @@
 using StorageEngine.Platform;
 using StorageEngine.Tests.Unit;
+using static StorageEngine.Tests.Api.GroupedWriteData;
 
 namespace StorageEngine.Tests.Api;
 
@@ -13,24 +14,27 @@ public sealed class GroupedWriteAsyncTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
 
-    private static StorageEnvironment WithTree(StorageEnvironmentOptions? options = null)
-    {
-        var environment = options is null ? StorageEnvironment.CreateInMemory() : StorageEnvironment.Open(options);
-        using var transaction = environment.BeginWrite();
-        transaction.CreateTree("t");
-        transaction.Commit();
-        return environment;
-    }
-
-    private static WriteBatch PutOf(int key, int valueLength = 20)
-    {
-        var batch = new WriteBatch();
-        batch.Put(TestData.Key(key), TestData.Value(key, valueLength));
-        return batch;
-    }
-
     private static Task WriteFromAnotherFlow(StorageEnvironment environment, string tree, WriteBatch batch) =>
         Task.Run(() => environment.WriteAsync(tree, batch).AsTask());
+
+    /// <summary>A blocking <see cref="StorageEnvironment.Write"/> on a thread of its own; the task ends as the call does.</summary>
+    private static Task WriteOnOwnThread(StorageEnvironment environment, string tree, WriteBatch batch)
+    {
+        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        new Thread(() =>
+        {
+            try
+            {
+                environment.Write(tree, batch);
+                done.SetResult();
+            }
+            catch (Exception e)
+            {
+                done.SetException(e);
+            }
+        }).Start();
+        return done.Task;
+    }
 
     private static void WaitUntilQueued(StorageEnvironment environment, int batches)
     {
@@ -69,19 +73,7 @@ public sealed class GroupedWriteAsyncTests
         var first = WriteFromAnotherFlow(environment, "t", PutOf(1));
         WaitUntilQueued(environment, 1);
         var missing = WriteFromAnotherFlow(environment, "missing", PutOf(2));
-        Exception? threadFailure = null;
-        var thread = new Thread(() =>
-        {
-            try
-            {
-                environment.Write("t", PutOf(3));
-            }
-            catch (Exception e)
-            {
-                threadFailure = e;
-            }
-        });
-        thread.Start();
+        var thread = WriteOnOwnThread(environment, "t", PutOf(3));
         var last = WriteFromAnotherFlow(environment, "t", PutOf(4));
         WaitUntilQueued(environment, 4);
         Assert.False(first.IsCompleted);
@@ -89,8 +81,7 @@ public sealed class GroupedWriteAsyncTests
 
         await first.WaitAsync(Patience);
         await last.WaitAsync(Patience);
-        Assert.True(thread.Join(Patience));
-        Assert.Null(threadFailure);
+        await thread.WaitAsync(Patience);
         var refused = await Assert.ThrowsAsync<InvalidOperationException>(() => missing.WaitAsync(Patience));
         Assert.Contains("no tree named 'missing'", refused.Message);
 
@@ -109,27 +100,14 @@ public sealed class GroupedWriteAsyncTests
         long before;
         using (var read = environment.BeginRead()) before = read.SnapshotId;
         var held = environment.BeginWrite();
-        Exception? leaderFailure = null;
-        var leader = new Thread(() =>
-        {
-            try
-            {
-                environment.Write("t", PutOf(1));
-            }
-            catch (Exception e)
-            {
-                leaderFailure = e;
-            }
-        });
-        leader.Start();
+        var leader = WriteOnOwnThread(environment, "t", PutOf(1));
         WaitUntilQueued(environment, 1);
         // Queued after the blocked leader took its group: it joins that group once the leader has the lock.
         var waiting = WriteFromAnotherFlow(environment, "t", PutOf(2));
         WaitUntilQueued(environment, 2);
         held.Dispose();
 
-        Assert.True(leader.Join(Patience));
-        Assert.Null(leaderFailure);
+        await leader.WaitAsync(Patience);
         await waiting.WaitAsync(Patience);
         using var after = environment.BeginRead();
         Assert.Equal(before + 1, after.SnapshotId);
@@ -172,29 +150,12 @@ public sealed class GroupedWriteAsyncTests
         const int BatchesPerWriter = 150;
         var fileSystem = new MemoryFileSystem();
         var environment = WithTree(TestData.SafeOptions(fileSystem));
-        // Each writer owns its keys (writer w: keys w, w + writers, ...), so its own model decides them.
-        int writers = Tasks + Threads;
-        var models = Enumerable.Range(0, writers).Select(_ => new SortedDictionary<byte[], byte[]>(ByteArrayComparer.Instance)).ToArray();
+        var models = new WriterKeyModels(Tasks + Threads, keysPerWriter: 100, maxOperations: 4);
 
         WriteBatch NextBatch(int writer, Random random)
         {
             var batch = new WriteBatch();
-            int operations = random.Next(1, 4);
-            for (int j = 0; j < operations; j++)
-            {
-                var key = TestData.Key(writer + writers * random.Next(0, 100));
-                if (random.Next(3) == 0)
-                {
-                    batch.Delete(key);
-                    models[writer].Remove(key);
-                }
-                else
-                {
-                    var value = TestData.Value(random.Next(), random.Next(0, 200));
-                    batch.Put(key, value);
-                    models[writer][key] = value;
-                }
-            }
+            models.AddRandomOperations(batch, writer, random);
             return batch;
         }
 
@@ -214,14 +175,9 @@ public sealed class GroupedWriteAsyncTests
         Assert.Equal(0, environment.GroupedWriteQueue.Outstanding);
         environment.Dispose();
 
-        var expected = new SortedDictionary<byte[], byte[]>(ByteArrayComparer.Instance);
-        foreach (var model in models)
-            foreach (var (key, value) in model) expected[key] = value;
         using var reopened = StorageEnvironment.Open(TestData.SafeOptions(fileSystem));
         using var read = reopened.BeginRead();
-        var scanned = TestData.Scan(read.OpenTree("t"));
-        TestData.AssertSameBytes(expected.Keys, scanned.Select(e => e.Key));
-        TestData.AssertSameBytes(expected.Values, scanned.Select(e => e.Value));
+        models.AssertHeldBy(read.OpenTree("t"));
         TestData.AssertHealthy(reopened);
     }
 }

@@ -1,5 +1,6 @@
 using StorageEngine.Platform;
 using StorageEngine.Tests.Unit;
+using static StorageEngine.Tests.Api.GroupedWriteData;
 
 namespace StorageEngine.Tests.Api;
 
@@ -10,22 +11,6 @@ namespace StorageEngine.Tests.Api;
 public sealed class GroupedWriteTests
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
-
-    private static StorageEnvironment WithTree(string name = "t")
-    {
-        var environment = StorageEnvironment.CreateInMemory();
-        using var transaction = environment.BeginWrite();
-        transaction.CreateTree(name);
-        transaction.Commit();
-        return environment;
-    }
-
-    private static WriteBatch PutOf(int key, int valueLength = 20)
-    {
-        var batch = new WriteBatch();
-        batch.Put(TestData.Key(key), TestData.Value(key, valueLength));
-        return batch;
-    }
 
     /// <summary>
     /// Starts one thread per batch, each calling Write, while this thread holds the write lock, and waits until all
@@ -142,8 +127,7 @@ public sealed class GroupedWriteTests
         const int Threads = 4;
         const int BatchesPerThread = 400;
         using var environment = WithTree();
-        // Each thread owns its keys (thread t: keys t, t + Threads, ...), so its own model decides them.
-        var models = Enumerable.Range(0, Threads).Select(_ => new SortedDictionary<byte[], byte[]>(ByteArrayComparer.Instance)).ToArray();
+        var models = new WriterKeyModels(Threads, keysPerWriter: 300, maxOperations: 6);
         var threads = Enumerable.Range(0, Threads).Select(t => new Thread(() =>
         {
             var random = new Random(t + 1);
@@ -151,35 +135,15 @@ public sealed class GroupedWriteTests
             for (int i = 0; i < BatchesPerThread; i++)
             {
                 batch.Clear();
-                int operations = random.Next(1, 6);
-                for (int j = 0; j < operations; j++)
-                {
-                    var key = TestData.Key(t + Threads * random.Next(0, 300));
-                    if (random.Next(3) == 0)
-                    {
-                        batch.Delete(key);
-                        models[t].Remove(key);
-                    }
-                    else
-                    {
-                        var value = TestData.Value(random.Next(), random.Next(0, 200));
-                        batch.Put(key, value);
-                        models[t][key] = value;
-                    }
-                }
+                models.AddRandomOperations(batch, t, random);
                 environment.Write("t", batch);
             }
         })).ToArray();
         foreach (var thread in threads) thread.Start();
         foreach (var thread in threads) Assert.True(thread.Join(Patience));
 
-        var expected = new SortedDictionary<byte[], byte[]>(ByteArrayComparer.Instance);
-        foreach (var model in models)
-            foreach (var (key, value) in model) expected[key] = value;
         using var read = environment.BeginRead();
-        var scanned = TestData.Scan(read.OpenTree("t"));
-        TestData.AssertSameBytes(expected.Keys, scanned.Select(e => e.Key));
-        TestData.AssertSameBytes(expected.Values, scanned.Select(e => e.Value));
+        models.AssertHeldBy(read.OpenTree("t"));
         TestData.AssertHealthy(environment);
     }
 }
