@@ -1,5 +1,4 @@
 using System.Runtime.InteropServices;
-using System.Security.Cryptography;
 using Microsoft.Extensions.Logging;
 using StorageEngine.Common;
 using StorageEngine.Journal;
@@ -258,7 +257,7 @@ internal static unsafe class EnvironmentFiles
     }
 
     /// <summary>A new session's id: records of earlier sessions left in reused journal files never match it.</summary>
-    public static long NewSessionId() => BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8));
+    public static long NewSessionId() => RandomIds.Next();
 
     /// <summary>
     /// The end of a recovery that left its session pending (<see cref="Opened.SessionPending"/>): syncs the
@@ -415,7 +414,7 @@ internal static unsafe class EnvironmentFiles
             var header = new DataFileHeader
             {
                 PageSize = pageSize,
-                EnvironmentId = BitConverter.ToInt64(RandomNumberGenerator.GetBytes(8)) & long.MaxValue,
+                EnvironmentId = RandomIds.Next() & long.MaxValue,
                 JournalFileNumber = 1,
                 // Nothing to recover: no session has run, and no journal file exists yet.
                 Flags = DataFileHeaderFlags.CleanShutdown,
