@@ -30,6 +30,13 @@ try
         var report = env.Check();
         Require(report.IsHealthy, "check: " + report);
         Console.WriteLine($"PackageConsumer: StorageEngine {typeof(StorageEnvironment).Assembly.GetName().Version} works: 1000 entries written, reopened, read, scanned; {report}");
+        // The package's ReadyToRun image for this runtime, where it carries one (.ci/package-smoke.sh checks the line).
+        string location = typeof(StorageEnvironment).Assembly.Location;
+        using (var pe = new System.Reflection.PortableExecutable.PEReader(File.OpenRead(location)))
+        {
+            bool readyToRun = pe.PEHeaders.CorHeader is { ManagedNativeHeaderDirectory.Size: > 0 };
+            Console.WriteLine($"PackageConsumer: loaded {location} (ReadyToRun: {(readyToRun ? "yes" : "no")}; {System.Runtime.InteropServices.RuntimeInformation.RuntimeIdentifier})");
+        }
     }
 
     using (var env = StorageEnvironment.Open(directory))
