@@ -42,6 +42,25 @@ public sealed class JournalFileSizeTests
     }
 
     [Fact]
+    public void A_spare_file_is_made_only_once_the_current_file_is_half_written()
+    {
+        // A short session (a tool's, a test's) never writes a spare's zeros, and its close does not wait for them.
+        var fileSystem = new MemoryFileSystem();
+        var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
+        using var environment = StorageEnvironment.Open(options);
+        Commit(environment, 1, 20);
+        // Asked for, the checkpointer thread makes it at once; give it time to.
+        Thread.Sleep(300);
+        Assert.DoesNotContain(fileSystem.FileNames, name => Path.GetFileName(name).StartsWith("journal-free.", StringComparison.Ordinal));
+
+        long next = 21;
+        while (environment.GetStatistics().JournalBytesWritten < MiB * 5 / 8) Commit(environment, next++);
+        Assert.True(SpinWait.SpinUntil(() => fileSystem.FileNames.Any(name => Path.GetFileName(name).StartsWith("journal-free.", StringComparison.Ordinal)),
+            TimeSpan.FromSeconds(10)), "no spare file was made past half of the first journal file");
+        AssertExactly(environment, next - 1);
+    }
+
+    [Fact]
     public void A_large_environment_keeps_a_spare_of_a_thirty_second_of_its_data_file_and_the_next_open_starts_from_it()
     {
         var fileSystem = new MemoryFileSystem();
