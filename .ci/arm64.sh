@@ -36,13 +36,17 @@ out="$PWD/artifacts/arm64"
 rm -rf "$out"
 # The crash child reaches the runner's publish twice (through the tests, and as an executable beside them).
 publish() {
-    dotnet publish "$1" -c Release -r linux-arm64 --self-contained -p:ErrorOnDuplicatePublishOutputFiles=false \
-        -o "$out/$2" -v:q -nologo \
-        || fail "dotnet publish -r linux-arm64 of $1 failed."
+    local project="$1" name="$2"
+    shift 2
+    dotnet publish "$project" -c Release -r linux-arm64 --self-contained -p:ErrorOnDuplicatePublishOutputFiles=false \
+        -o "$out/$name" -v:q -nologo "$@" \
+        || fail "dotnet publish -r linux-arm64 of $project failed."
 }
-echo "== dotnet publish -r linux-arm64 --self-contained: CPU paths, QuickStart, crash child, test runner"
+echo "== dotnet publish -r linux-arm64 --self-contained: CPU paths, QuickStart (ReadyToRun), crash child, test runner"
 publish tests/StorageEngine.CpuPaths cpupaths
-publish samples/QuickStart quickstart
+# The QuickStart precompiled (ReadyToRun) as the package's linux-arm64 image is: that image's code runs here; the
+# tests below run the engine's code as the JIT compiles it.
+publish samples/QuickStart quickstart -p:PublishReadyToRun=true
 publish tests/StorageEngine.CrashChild crashchild
 publish tests/StorageEngine.TestRunner tests
 

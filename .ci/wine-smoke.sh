@@ -95,11 +95,12 @@ echo "   Wine proves the Windows code paths (FILE_FLAG_NO_BUFFERING | FILE_FLAG_
 echo "   mapping and locking), NOT Windows durability: Wine opens that journal on Linux without O_DIRECT or"
 echo "   O_DSYNC. The GitHub workflow (.github/workflows/ci.yml) runs the whole suite on real Windows."
 
-echo "== dotnet publish -r win-x64 --self-contained: QuickStart and the test runner"
+echo "== dotnet publish -r win-x64 --self-contained: QuickStart (ReadyToRun) and the test runner"
 # The crash child reaches the runner's publish twice (through the tests and as their sibling executable)
 # with its deps and runtimeconfig files; either copy will do.
 publish=(dotnet publish -c Release -r win-x64 --self-contained -nologo -v quiet -p:ErrorOnDuplicatePublishOutputFiles=false)
-"${publish[@]}" samples/QuickStart -o "$work/quickstart"
+# The QuickStart precompiled (ReadyToRun) as the package's win-x64 image is: that image's code runs here.
+"${publish[@]}" samples/QuickStart -p:PublishReadyToRun=true -o "$work/quickstart"
 "${publish[@]}" tests/StorageEngine.TestRunner -o "$work/tests"
 published=$SECONDS
 
