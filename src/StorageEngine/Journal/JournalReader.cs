@@ -138,12 +138,37 @@ internal sealed class JournalReader
                     if (header.EnvironmentId == _environmentId && (header.SessionId != _sessionId || header.TransactionId < expected)) continue;
                     long at = start + i;
                     var record = TryRead(file, files[f], at);
-                    if (record is not null && record.TransactionId >= expected)
-                        throw new CorruptionException(PathOf(files[fileIndex]), offset,
-                            $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
+                    if (record is null || record.TransactionId < expected) continue;
+                    var (damagedPath, damagedAt) = DamagedRecordLocation(files, fileIndex, offset, expected);
+                    throw new CorruptionException(damagedPath, damagedAt,
+                        $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
                 }
             }
         }
+    }
+
+    /// <summary>
+    /// Where the damaged record of transaction <paramref name="expected"/> lies: where the last intact one ended
+    /// (<paramref name="offset"/> in file <paramref name="fileIndex"/>), or at the start of the next file, where the
+    /// writer puts a record that did not fit. The block that still names this session and transaction decides; where
+    /// neither does (the damage is in the header itself), the end of the intact records is named.
+    /// </summary>
+    private (string Path, long Offset) DamagedRecordLocation(List<long> files, int fileIndex, long offset, long expected)
+    {
+        if (HeaderClaims(files[fileIndex], offset, expected) || fileIndex + 1 >= files.Count || !HeaderClaims(files[fileIndex + 1], 0, expected))
+            return (PathOf(files[fileIndex]), offset);
+        return (PathOf(files[fileIndex + 1]), 0);
+    }
+
+    /// <summary>True when the block at <paramref name="offset"/> starts a record header of this session's transaction <paramref name="transactionId"/>, intact or not.</summary>
+    private bool HeaderClaims(long fileNumber, long offset, long transactionId)
+    {
+        using var file = _fileSystem.Open(PathOf(fileNumber), StorageFileMode.Buffered);
+        Span<byte> block = stackalloc byte[JournalRecordHeader.Size];
+        if (offset + block.Length > file.Length || file.Read(offset, block) < block.Length) return false;
+        var header = MemoryMarshal.Read<JournalRecordHeader>(block);
+        return JournalRecordHeader.IsReadable(header.Magic) && header.EnvironmentId == _environmentId
+            && header.SessionId == _sessionId && header.TransactionId == transactionId;
     }
 
     private string PathOf(long number) => Path.Combine(_directory, JournalFileNames.ForNumber(number));
