@@ -390,7 +390,7 @@ public sealed partial class DocumentationExamplesTests : IDisposable
             Path = path,
             Durability = DurabilityMode.Safe,            // Lazy trades power-loss durability for commit latency
             PageSize = 8192,                             // only for a new environment
-            JournalFileSize = 64L << 20,                 // largest journal file: files start at 1 MiB and double up to it
+            JournalFileSize = 64L << 20,                 // largest journal file: files start at 64 KiB and double up to it
             CheckpointThreshold = 8L << 20,              // checkpoint after 8 MiB of journal...
             CheckpointInterval = TimeSpan.FromSeconds(30),  // ...or 30 s after a commit, whichever first
             MaxReaders = 4096,

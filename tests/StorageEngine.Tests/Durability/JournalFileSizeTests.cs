@@ -5,40 +5,45 @@ using static StorageEngine.Tests.Durability.NumberedTransactions;
 namespace StorageEngine.Tests.Durability;
 
 /// <summary>
-/// Journal files are sized to what the environment writes: a session starts with a 1 MiB file, each next file is
-/// twice the last up to <see cref="StorageEnvironmentOptions.JournalFileSize"/>, and a clean close leaves a single
-/// 1 MiB spare. A durable commit of a megabyte or more extends its file rather than having zeros written first; a
+/// Journal files are sized to what the environment writes: a new environment starts with a 64 KiB file, each next
+/// file is twice the last up to <see cref="StorageEnvironmentOptions.JournalFileSize"/>, and a clean close leaves a
+/// single spare (64 KiB for a small environment). A durable commit of a megabyte or more extends its file rather than having zeros written first; a
 /// crash or a full disk in such a write loses no acknowledged commit.
 /// </summary>
 public sealed class JournalFileSizeTests
 {
     private const long MiB = 1 << 20;
+    private const long First = Journal.JournalWriter.InitialFileSize;
 
     [Fact]
-    public void An_environment_that_commits_little_takes_a_megabyte_of_journal_and_keeps_one_after_a_clean_close()
+    public void An_environment_that_commits_little_takes_64_KiB_of_journal_and_keeps_that_after_a_clean_close()
     {
+        Assert.Equal(64 * 1024, First);
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
+        long last;
         using (var environment = StorageEnvironment.Open(options))
         {
-            Commit(environment, 1, 20);
+            // Half the file: the checkpointer is asked for a spare.
+            last = CommitUntilJournalHolds(environment, 1, First / 2) - 1;
             environment.PrepareJournal();
             var sizes = JournalFileLengths(fileSystem);
-            Assert.Equal(MiB, sizes.Single(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).Length);
-            Assert.True(sizes.Sum(f => f.Length) <= 3 * MiB, $"journal files: {Describe(sizes)}");
+            Assert.Equal(First, sizes.Single(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).Length);
+            // With the spare, of the next size.
+            Assert.True(sizes.Sum(f => f.Length) <= 3 * First, $"journal files: {Describe(sizes)}");
         }
 
         var left = JournalFileLengths(fileSystem);
-        Assert.Equal([MiB], left.Select(f => f.Length));
+        Assert.Equal([First], left.Select(f => f.Length));
         Assert.StartsWith("journal-free.", left[0].Name, StringComparison.Ordinal);
 
         // The next session starts in that spare, and everything is there.
         using var reopened = StorageEnvironment.Open(options);
-        AssertExactly(reopened, 20);
+        AssertExactly(reopened, last);
         // The spare goes into place when the new session starts, in the background after the open: listing the
         // files while it is renamed would open the old name and make an empty file of it.
         reopened.WaitForRecovery();
-        Assert.Equal([MiB], JournalFileLengths(fileSystem).Select(f => f.Length));
+        Assert.Equal([First], JournalFileLengths(fileSystem).Select(f => f.Length));
     }
 
     [Fact]
@@ -48,13 +53,12 @@ public sealed class JournalFileSizeTests
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem, journalFileSize: 64 * MiB, valuesInPlaceFrom: long.MaxValue);
         using var environment = StorageEnvironment.Open(options);
-        Commit(environment, 1, 20);
+        long next = CommitUntilJournalHolds(environment, 1, First * 3 / 8);
         // Asked for, the checkpointer thread makes it at once; give it time to.
         Thread.Sleep(300);
         Assert.DoesNotContain(fileSystem.FileNames, name => Path.GetFileName(name).StartsWith("journal-free.", StringComparison.Ordinal));
 
-        long next = 21;
-        while (environment.GetStatistics().JournalBytesWritten < MiB * 5 / 8) Commit(environment, next++);
+        next = CommitUntilJournalHolds(environment, next, First * 5 / 8);
         Assert.True(SpinWait.SpinUntil(() => fileSystem.FileNames.Any(name => Path.GetFileName(name).StartsWith("journal-free.", StringComparison.Ordinal)),
             TimeSpan.FromSeconds(10)), "no spare file was made past half of the first journal file");
         AssertExactly(environment, next - 1);
@@ -122,9 +126,12 @@ public sealed class JournalFileSizeTests
 
         // No checkpoint ran (the threshold is infinite), so every file written is still there, in order.
         var inUse = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
-        Assert.True(inUse.Count >= 5, $"journal files: {Describe(inUse)}");
-        Assert.Equal([MiB, 2 * MiB, 4 * MiB, 4 * MiB], inUse.Take(4).Select(f => f.Length));
-        Assert.All(inUse.Skip(4), f => Assert.Equal(4 * MiB, f.Length));
+        var doubling = new List<long>();
+        for (long size = First; size < 4 * MiB; size *= 2) doubling.Add(size);
+        doubling.AddRange([4 * MiB, 4 * MiB]);
+        Assert.True(inUse.Count > doubling.Count, $"journal files: {Describe(inUse)}");
+        Assert.Equal(doubling, inUse.Take(doubling.Count).Select(f => f.Length));
+        Assert.All(inUse.Skip(doubling.Count), f => Assert.Equal(4 * MiB, f.Length));
         AssertExactly(environment, 3000);
     }
 
@@ -150,7 +157,7 @@ public sealed class JournalFileSizeTests
         for (long i = 0; i < 5; i++) PutValue(environment, "small", 100);
         var afterSmall = JournalFileLengths(fileSystem).Where(f => !f.Name.StartsWith("journal-free.", StringComparison.Ordinal)).ToList();
         Assert.Equal(bigFile, afterSmall[^2].Length);
-        Assert.True(afterSmall[^1].Length >= MiB, $"journal files: {Describe(afterSmall)}");
+        Assert.True(afterSmall[^1].Length >= First, $"journal files: {Describe(afterSmall)}");
 
         environment.SimulateCrash();
         fileSystem.LosePower(new Random(7), reorderWrites: true);
@@ -189,6 +196,14 @@ public sealed class JournalFileSizeTests
         using var read = reopened.BeginRead();
         Assert.True(read.OpenTree("big")!.TryGet(1, out var value));
         Assert.Equal(1_500_000, value.Length);
+    }
+
+    /// <summary>Commits numbered transactions from <paramref name="first"/> until the journal holds <paramref name="bytes"/>; returns the next number.</summary>
+    private static long CommitUntilJournalHolds(StorageEnvironment environment, long first, long bytes)
+    {
+        long next = first;
+        while (environment.GetStatistics().JournalBytesWritten < bytes) Commit(environment, next++);
+        return next;
     }
 
     private static void PutValue(StorageEnvironment environment, string tree, int length)

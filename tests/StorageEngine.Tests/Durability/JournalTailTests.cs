@@ -28,12 +28,17 @@ public sealed class JournalTailTests
     }
 
     [Fact]
-    public void The_commits_of_the_test_live_only_in_one_journal_file()
+    public void The_commits_of_the_test_live_only_in_the_journal_files_in_order_and_the_last_file_ends_with_the_last()
     {
         var (fileSystem, _) = CommittedOnlyToTheJournal();
-        var records = JournalFiles.Records(JournalFiles.Read(fileSystem, JournalFiles.Current(fileSystem, "/db")));
+        var files = JournalFiles.InUse(fileSystem.ListFiles("/db"), "/db");
+        var records = files.SelectMany(file => JournalFiles.Records(JournalFiles.Read(fileSystem, file))).ToList();
         Assert.Equal(Enumerable.Range(1, Transactions).Select(i => (long)i), records.Select(r => r.TransactionId));
         Assert.All(records, r => Assert.Equal(0, r.Offset % 4096));
+        // The tests below damage the last file's records: it holds several, the last transaction's last.
+        var last = JournalFiles.Records(JournalFiles.Read(fileSystem, files[^1]));
+        Assert.True(last.Count >= 2);
+        Assert.Equal(Transactions, last[^1].TransactionId);
     }
 
     [Theory]

@@ -96,16 +96,18 @@ public sealed class CheckpointFaultTests
         var options = Options(fileSystem);
         var environment = StorageEnvironment.Open(options);
         var filesBefore = JournalFileNames(fileSystem);
-        // The disk is full before the checkpointer thread, asked by the first commit, prepares a spare; it fails,
-        // as do the retries after each checkpoint while the disk stays full: each must clean up after itself.
+        // The disk is full before the checkpointer thread, asked once the first file is half written, prepares a
+        // spare; it fails, as do the retries after each checkpoint while the disk stays full: each must clean up
+        // after itself. The commits stay within the first file, which needs no growth.
         fileSystem.Arm(new Fault(FileOperation.Growth, 1, FaultKind.DiskFull, Sticky: true, Files: Fault.JournalFile));
-        Commit(environment, 1, 40);
+        long last = 0;
+        while (environment.GetStatistics().JournalBytesWritten < Journal.JournalWriter.InitialFileSize * 5 / 8) Commit(environment, ++last);
         environment.Checkpoint();
         for (int i = 0; i < 5; i++) Assert.ThrowsAny<IOException>(() => environment.PrepareJournal());
         Assert.Equal(filesBefore, JournalFileNames(fileSystem));
         fileSystem.Clear();
         environment.PrepareJournal();
-        Commit(environment, 41, 200);
+        Commit(environment, last + 1, 200);
         environment.Dispose();
         using var reopened = StorageEnvironment.Open(options);
         AssertExactly(reopened, 200);

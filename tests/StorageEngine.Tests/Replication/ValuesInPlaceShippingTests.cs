@@ -14,6 +14,7 @@ namespace StorageEngine.Tests.Replication;
 public sealed class ValuesInPlaceShippingTests
 {
     private const int ValueSize = 64 << 10;
+    private const int SmallValueSize = 16 << 10;
 
     [Fact]
     public async Task A_replica_receives_the_values_its_primary_wrote_in_place()
@@ -64,28 +65,30 @@ public sealed class ValuesInPlaceShippingTests
     {
         var fileSystem = new MemoryFileSystem();
         using var primary = StorageEnvironment.Open(Options(fileSystem, valuesInPlaceFrom: 1));
-        Commit(primary, 1, 10);
-        PutValue(primary, 11, 1);
-        DeleteValues(primary, 12);
+        // Few and small enough transactions that the first journal file (64 KiB) holds them all: the checkpoints
+        // retire none of them.
+        Commit(primary, 1, 3);
+        PutValue(primary, 4, 1, SmallValueSize);
+        DeleteValues(primary, 5);
         primary.Checkpoint();
         // Same size: they take the freed pages, and the checkpoint writes them there.
-        PutValue(primary, 13, 2);
+        PutValue(primary, 6, 2, SmallValueSize);
         primary.Checkpoint();
 
-        var refused = await Assert.ThrowsAsync<ReplicationException>(() => ShipAsync(primary, 10));
+        var refused = await Assert.ThrowsAsync<ReplicationException>(() => ShipAsync(primary, 3));
         Assert.True(refused.RequiresFullBackup);
         Assert.Contains("large values", refused.Message);
         // After those transactions shipping works again.
-        Commit(primary, 14);
-        Assert.True((await ShipAsync(primary, 13)).Length > 0);
+        Commit(primary, 7);
+        Assert.True((await ShipAsync(primary, 6)).Length > 0);
     }
 
-    private static void PutValue(StorageEnvironment environment, long transaction, int seed)
+    private static void PutValue(StorageEnvironment environment, long transaction, int seed, int size = ValueSize)
     {
         using var write = environment.BeginWrite();
         Assert.Equal(transaction, write.TransactionId);
         var tree = write.CreateTree("values", TreeOptions.Int64Keys);
-        var value = new byte[ValueSize];
+        var value = new byte[size];
         new Random(seed).NextBytes(value);
         tree.Put(seed, value);
         write.Commit();
