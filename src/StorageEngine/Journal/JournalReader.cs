@@ -7,7 +7,8 @@ namespace StorageEngine.Journal;
 /// <summary>
 /// Reads the journal back for recovery: records in transaction order from a starting file, stopping at the
 /// first torn or stale record. An intact record out of its place (a gap in transaction ids, an intact record
-/// of a later transaction after a damaged one, a record of another environment) is corruption.
+/// of a later write after a damaged one, a record of another environment) is corruption; intact records of the
+/// damaged one's own write are not (see <see cref="InTornWrite"/>).
 /// </summary>
 internal sealed class JournalReader
 {
@@ -111,8 +112,8 @@ internal sealed class JournalReader
     }
 
     /// <summary>
-    /// Where the journal ended at a damaged record, an intact record of a later transaction further on means
-    /// the damage is not a torn tail but corruption of a committed record.
+    /// Where the journal ended at a damaged record, an intact record of a later write further on means the damage
+    /// is not a torn tail but corruption of a committed record.
     /// </summary>
     private void EnsureNothingLater(List<long> files, int fileIndex, long offset, long expected)
     {
@@ -138,13 +139,27 @@ internal sealed class JournalReader
                     if (header.EnvironmentId == _environmentId && (header.SessionId != _sessionId || header.TransactionId < expected)) continue;
                     long at = start + i;
                     var record = TryRead(file, files[f], at);
-                    if (record is null || record.TransactionId < expected) continue;
+                    if (record is null || record.TransactionId < expected || InTornWrite(record, expected)) continue;
                     var (damagedPath, damagedAt) = DamagedRecordLocation(files, fileIndex, offset, expected);
                     throw new CorruptionException(damagedPath, damagedAt,
                         $"the journal record of transaction {expected} is damaged, but the record of transaction {record.TransactionId} follows intact at offset {at} of '{path}'.");
                 }
             }
         }
+    }
+
+    /// <summary>
+    /// True when <paramref name="record"/>, intact, came in the same journal write as the damaged record of
+    /// transaction <paramref name="expected"/>: a commit group whose write was cut short. None of its commits was
+    /// acknowledged (each waits for the whole write), and a device may keep any of the write's blocks, so a later
+    /// member can survive an earlier one; the journal then ends where the damage is, as after a torn single record.
+    /// The unit of atomicity is the write: its transactions are consecutive, so the write holds
+    /// <paramref name="expected"/> when it began at or before it.
+    /// </summary>
+    private static bool InTornWrite(JournalRecord record, long expected)
+    {
+        int index = record.GroupIndex;
+        return record.TransactionId > expected && index > 0 && record.TransactionId - index <= expected;
     }
 
     /// <summary>

@@ -31,6 +31,9 @@ internal sealed class JournalRecord
 
     public long TotalLength => Header.TotalLength;
 
+    /// <summary>Records before this one in the journal write that wrote it (see <see cref="JournalRecordHeader.GroupIndex"/>).</summary>
+    public int GroupIndex => Header.GroupIndex;
+
     public int RunCount => Runs.Count;
 
     /// <summary>The environment state after the transaction (opaque to the journal).</summary>

@@ -23,7 +23,8 @@ namespace StorageEngine.Journal;
 ///     44    4 Checksum       CRC-32C of the header (this field as zero), table, diffs and every full image
 ///     48    8 SessionId      the session (open) that wrote it; records of earlier sessions are never replayed
 ///     56    4 Alignment      4096 or 64 (format 2: zero, meaning 4096)
-///     60    4 Reserved       zero
+///     60    4 GroupIndex     records before this one in the same journal write (0 for the first; written as zero
+///                            before 2026-11-28, which reads as a write of its own)
 ///     64  128 State          the environment state after this transaction (opaque to the journal)
 ///    192   24 per run:       u64 first page, u32 page count, u32 diff length,
 ///                            i64 base page (long.MinValue: full image; long.MinValue + 1: in place, the pages
@@ -70,7 +71,11 @@ internal unsafe struct JournalRecordHeader
     [FieldOffset(44)] public uint Checksum;
     [FieldOffset(48)] public long SessionId;
     [FieldOffset(56)] public int Alignment;
-    [FieldOffset(60)] public int Reserved;
+    /// <summary>
+    /// Records before this one in the journal write that wrote it (a commit group): a damaged record is a torn tail,
+    /// not corruption, when the intact records after it came in the same write (see JournalReader).
+    /// </summary>
+    [FieldOffset(60)] public int GroupIndex;
     [FieldOffset(64)] public fixed byte State[StateSize];
 
     /// <summary>True for the magic of a format this version replays (2, 3 and 4).</summary>

@@ -210,6 +210,7 @@ internal sealed unsafe partial class JournalWriter : IDisposable
         header->TotalLength = RecordLength(entry);
         header->HeaderLength = headerLength;
         header->Alignment = _alignment;
+        header->GroupIndex = index;
         entry.State.Span.CopyTo(new Span<byte>(header->State, JournalRecordHeader.StateSize));
         int diffAt = JournalRecordHeader.HeaderLengthFor(runs.Count);
         for (int i = 0; i < runs.Count; i++)
