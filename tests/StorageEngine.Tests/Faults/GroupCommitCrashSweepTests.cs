@@ -5,11 +5,12 @@ using static StorageEngine.Tests.Durability.NumberedTransactions;
 namespace StorageEngine.Tests.Faults;
 
 /// <summary>
-/// The crash sweep of <see cref="FaultSweepTests"/> commits one transaction at a time, so every journal write holds
-/// one record. Here commits are kept in flight together (<see cref="WriteTransaction.CommitAsync"/>), so the journal
-/// writes groups, switches files as it grows and the checkpointer prepares spares beside it: the process dies in
-/// each write, sync, file growth and directory change in turn, the power goes, and after reopening every
-/// acknowledged commit is there, nothing partial, no false corruption report, and the environment checks healthy.
+/// The sweeps of <see cref="FaultSweepTests"/> commit one transaction at a time, so every journal write holds one
+/// record. Here commits are kept in flight together (<see cref="WriteTransaction.CommitAsync"/>), so the journal
+/// writes groups, switches files as it grows and the checkpointer prepares spares beside it: each write, sync, file
+/// growth and directory change in turn fails (EIO, a short write, bytes landed then EIO, ENOSPC) or the process dies
+/// in it, with or without the power going after, and after reopening every acknowledged commit is there, nothing
+/// partial, no false corruption report, and the environment checks healthy.
 /// </summary>
 public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
 {
@@ -17,24 +18,29 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
     private const int SeedsPerPosition = 3;
     private const int InFlight = 12;
 
-    /// <summary>Each operation with the journal written through (O_DIRECT) and buffered then synced (where O_DIRECT is refused).</summary>
-    public static TheoryData<FileOperation, bool> Operations()
+    /// <summary>
+    /// Each operation with the journal written through (O_DIRECT), buffered then synced (where O_DIRECT is refused),
+    /// and written through with every overflow value written into the data file before its group's journal write.
+    /// </summary>
+    public static TheoryData<FileOperation, bool, bool> Operations()
     {
-        var data = new TheoryData<FileOperation, bool>();
+        var data = new TheoryData<FileOperation, bool, bool>();
         foreach (var operation in new[] { FileOperation.Write, FileOperation.Sync, FileOperation.Growth, FileOperation.DirectoryChange })
         {
-            data.Add(operation, false);
-            data.Add(operation, true);
+            data.Add(operation, false, false);
+            data.Add(operation, true, false);
+            data.Add(operation, false, true);
         }
         return data;
     }
 
     [Theory]
     [MemberData(nameof(Operations))]
-    public async Task A_crash_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, bool bufferedJournal)
+    public async Task A_crash_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, bool bufferedJournal, bool valuesInPlace)
     {
+        long? valuesInPlaceFrom = valuesInPlace ? 1 : null;
         var counting = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal);
-        await Run(counting);
+        await Run(counting, valuesInPlaceFrom);
         int count = counting.Count(operation);
         int fired = 0;
         for (int position = 1; position <= count; position++)
@@ -43,13 +49,13 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
             // The seed decides what of the crashed call lands and what the power loss keeps, tears and reorders.
             var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal, seed: position * 7 + (int)operation + 1000 * seed);
             fileSystem.Arm(new Fault(operation, position, FaultKind.Crash));
-            long acknowledged = await Run(fileSystem);
+            long acknowledged = await Run(fileSystem, valuesInPlaceFrom);
             if (!fileSystem.HasFired) continue;
             fired++;
             fileSystem.LosePower(new Random(position + 1000 * seed), reorderWrites: true, scatterTears: true);
             try
             {
-                using var reopened = StorageEnvironment.Open(Options(fileSystem));
+                using var reopened = StorageEnvironment.Open(Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom));
                 long recovered = reopened.LastCommittedTransactionId;
                 Assert.True(recovered >= acknowledged, $"acknowledged {acknowledged}, recovered {recovered}");
                 AssertExactly(reopened, recovered);
@@ -64,18 +70,67 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
         Assert.True(fired > 0);
     }
 
+    public static TheoryData<FileOperation, FaultKind> Failures => new()
+    {
+        { FileOperation.Write, FaultKind.IOError },
+        { FileOperation.Write, FaultKind.ShortWrite },
+        { FileOperation.Write, FaultKind.LandedThenFailed },
+        { FileOperation.Write, FaultKind.DiskFull },
+        { FileOperation.Sync, FaultKind.IOError },
+        { FileOperation.Growth, FaultKind.DiskFull },
+        { FileOperation.DirectoryChange, FaultKind.IOError },
+    };
+
+    [Theory]
+    [MemberData(nameof(Failures))]
+    public async Task A_failed_call_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, FaultKind kind)
+    {
+        var counting = new FaultyFileSystem(new MemoryFileSystem());
+        await Run(counting);
+        int count = counting.Count(operation);
+        int fired = 0;
+        for (int position = 1; position <= count; position++)
+        {
+            foreach (bool powerLoss in new[] { false, true })
+            {
+                var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: position);
+                fileSystem.Arm(new Fault(operation, position, kind));
+                long acknowledged = await Run(fileSystem);
+                if (!fileSystem.HasFired) continue;
+                fired++;
+                fileSystem.Clear();
+                if (powerLoss) fileSystem.LosePower(new Random(position), reorderWrites: true, scatterTears: true);
+                else fileSystem.Memory.SimulateProcessCrash();
+                try
+                {
+                    using var reopened = StorageEnvironment.Open(Options(fileSystem));
+                    long recovered = reopened.LastCommittedTransactionId;
+                    Assert.True(recovered >= acknowledged, $"acknowledged {acknowledged}, recovered {recovered}");
+                    AssertExactly(reopened, recovered);
+                    AssertHealthy(reopened);
+                }
+                catch (Exception e) when (e is not Xunit.Sdk.XunitException)
+                {
+                    throw new Xunit.Sdk.XunitException($"{operation} {kind} {position}, power loss {powerLoss} ({fileSystem.LastFault}): the reopen threw {e}");
+                }
+            }
+        }
+        output.WriteLine($"{operation} {kind}: {count} calls, {fired} failures");
+        Assert.True(fired > 0);
+    }
+
     /// <summary>
     /// Commits five transactions one at a time, then batches of commits in flight with a checkpoint half way, until
     /// the run ends or a commit fails; the environment is then abandoned as a dead process leaves it. Returns the
     /// last acknowledged commit.
     /// </summary>
-    private static async Task<long> Run(FaultyFileSystem fileSystem)
+    private static async Task<long> Run(FaultyFileSystem fileSystem, long? valuesInPlaceFrom = null)
     {
         long acknowledged = 0, next = 1;
         StorageEnvironment environment;
         try
         {
-            environment = StorageEnvironment.Open(Options(fileSystem));
+            environment = StorageEnvironment.Open(Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom));
             for (; next <= 5; next++)
             {
                 Commit(environment, next);
