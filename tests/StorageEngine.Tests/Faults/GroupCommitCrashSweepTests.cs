@@ -19,28 +19,42 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
     private const int InFlight = 12;
 
     /// <summary>
-    /// Each operation with the journal written through (O_DIRECT), buffered then synced (where O_DIRECT is refused),
-    /// and written through with every overflow value written into the data file before its group's journal write.
+    /// Each operation with the journal written through (O_DIRECT); buffered then synced (where O_DIRECT is refused);
+    /// with every overflow value written into the data file before its group's journal write; and with checkpoints
+    /// in the background.
     /// </summary>
-    public static TheoryData<FileOperation, bool, bool> Operations()
+    public static TheoryData<FileOperation, bool, bool, bool> Operations()
     {
-        var data = new TheoryData<FileOperation, bool, bool>();
+        var data = new TheoryData<FileOperation, bool, bool, bool>();
         foreach (var operation in new[] { FileOperation.Write, FileOperation.Sync, FileOperation.Growth, FileOperation.DirectoryChange })
         {
-            data.Add(operation, false, false);
-            data.Add(operation, true, false);
-            data.Add(operation, false, true);
+            data.Add(operation, false, false, false);
+            data.Add(operation, true, false, false);
+            data.Add(operation, false, true, false);
+            data.Add(operation, false, false, true);
         }
         return data;
     }
 
+    /// <summary>
+    /// Options of the numbered transactions; with <paramref name="backgroundCheckpoints"/>, the checkpointer thread
+    /// checkpoints every 32 KiB of journal, beside the commits (where the crash lands in it then varies from run to run).
+    /// </summary>
+    private static StorageEnvironmentOptions SweepOptions(FaultyFileSystem fileSystem, long? valuesInPlaceFrom, bool backgroundCheckpoints)
+    {
+        var options = Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom);
+        if (backgroundCheckpoints) options.CheckpointThreshold = 32 << 10;
+        return options;
+    }
+
     [Theory]
     [MemberData(nameof(Operations))]
-    public async Task A_crash_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, bool bufferedJournal, bool valuesInPlace)
+    public async Task A_crash_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, bool bufferedJournal, bool valuesInPlace,
+        bool backgroundCheckpoints)
     {
         long? valuesInPlaceFrom = valuesInPlace ? 1 : null;
         var counting = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal);
-        await Run(counting, valuesInPlaceFrom);
+        await Run(SweepOptions(counting, valuesInPlaceFrom, backgroundCheckpoints));
         int count = counting.Count(operation);
         int fired = 0;
         for (int position = 1; position <= count; position++)
@@ -49,13 +63,13 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
             // The seed decides what of the crashed call lands and what the power loss keeps, tears and reorders.
             var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), bufferedJournal, seed: position * 7 + (int)operation + 1000 * seed);
             fileSystem.Arm(new Fault(operation, position, FaultKind.Crash));
-            long acknowledged = await Run(fileSystem, valuesInPlaceFrom);
+            long acknowledged = await Run(SweepOptions(fileSystem, valuesInPlaceFrom, backgroundCheckpoints));
             if (!fileSystem.HasFired) continue;
             fired++;
             fileSystem.LosePower(new Random(position + 1000 * seed), reorderWrites: true, scatterTears: true);
             try
             {
-                using var reopened = StorageEnvironment.Open(Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom));
+                using var reopened = StorageEnvironment.Open(SweepOptions(fileSystem, valuesInPlaceFrom, backgroundCheckpoints));
                 long recovered = reopened.LastCommittedTransactionId;
                 Assert.True(recovered >= acknowledged, $"acknowledged {acknowledged}, recovered {recovered}");
                 AssertExactly(reopened, recovered);
@@ -86,7 +100,7 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
     public async Task A_failed_call_at_every_position_among_grouped_commits_keeps_every_acknowledged_commit(FileOperation operation, FaultKind kind)
     {
         var counting = new FaultyFileSystem(new MemoryFileSystem());
-        await Run(counting);
+        await Run(Options(counting));
         int count = counting.Count(operation);
         int fired = 0;
         for (int position = 1; position <= count; position++)
@@ -95,7 +109,7 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
             {
                 var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: position);
                 fileSystem.Arm(new Fault(operation, position, kind));
-                long acknowledged = await Run(fileSystem);
+                long acknowledged = await Run(Options(fileSystem));
                 if (!fileSystem.HasFired) continue;
                 fired++;
                 fileSystem.Clear();
@@ -124,13 +138,13 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
     /// the run ends or a commit fails; the environment is then abandoned as a dead process leaves it. Returns the
     /// last acknowledged commit.
     /// </summary>
-    private static async Task<long> Run(FaultyFileSystem fileSystem, long? valuesInPlaceFrom = null)
+    private static async Task<long> Run(StorageEnvironmentOptions options)
     {
         long acknowledged = 0, next = 1;
         StorageEnvironment environment;
         try
         {
-            environment = StorageEnvironment.Open(Options(fileSystem, valuesInPlaceFrom: valuesInPlaceFrom));
+            environment = StorageEnvironment.Open(options);
             for (; next <= 5; next++)
             {
                 Commit(environment, next);
