@@ -67,18 +67,8 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
             if (!fileSystem.HasFired) continue;
             fired++;
             fileSystem.LosePower(new Random(position + 1000 * seed), reorderWrites: true, scatterTears: true);
-            try
-            {
-                using var reopened = StorageEnvironment.Open(SweepOptions(fileSystem, valuesInPlaceFrom, backgroundCheckpoints));
-                long recovered = reopened.LastCommittedTransactionId;
-                Assert.True(recovered >= acknowledged, $"acknowledged {acknowledged}, recovered {recovered}");
-                AssertExactly(reopened, recovered);
-                AssertHealthy(reopened);
-            }
-            catch (Exception e) when (e is not Xunit.Sdk.XunitException)
-            {
-                throw new Xunit.Sdk.XunitException($"{operation} {position}, seed {seed} ({fileSystem.LastFault}): the reopen threw {e}");
-            }
+            AssertReopensWithEveryAcknowledgedCommit(SweepOptions(fileSystem, valuesInPlaceFrom, backgroundCheckpoints), acknowledged,
+                $"{operation} {position}, seed {seed} ({fileSystem.LastFault})");
         }
         output.WriteLine($"{operation}: {count} calls, {fired} crashes");
         Assert.True(fired > 0);
@@ -115,22 +105,29 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
                 fileSystem.Clear();
                 if (powerLoss) fileSystem.LosePower(new Random(position), reorderWrites: true, scatterTears: true);
                 else fileSystem.Memory.SimulateProcessCrash();
-                try
-                {
-                    using var reopened = StorageEnvironment.Open(Options(fileSystem));
-                    long recovered = reopened.LastCommittedTransactionId;
-                    Assert.True(recovered >= acknowledged, $"acknowledged {acknowledged}, recovered {recovered}");
-                    AssertExactly(reopened, recovered);
-                    AssertHealthy(reopened);
-                }
-                catch (Exception e) when (e is not Xunit.Sdk.XunitException)
-                {
-                    throw new Xunit.Sdk.XunitException($"{operation} {kind} {position}, power loss {powerLoss} ({fileSystem.LastFault}): the reopen threw {e}");
-                }
+                AssertReopensWithEveryAcknowledgedCommit(Options(fileSystem), acknowledged,
+                    $"{operation} {kind} {position}, power loss {powerLoss} ({fileSystem.LastFault})");
             }
         }
         output.WriteLine($"{operation} {kind}: {count} calls, {fired} failures");
         Assert.True(fired > 0);
+    }
+
+    /// <summary>The reopen holds a prefix of the transactions that reaches <paramref name="acknowledged"/>, whole, and checks healthy.</summary>
+    private static void AssertReopensWithEveryAcknowledgedCommit(StorageEnvironmentOptions options, long acknowledged, string what)
+    {
+        try
+        {
+            using var reopened = StorageEnvironment.Open(options);
+            long recovered = reopened.LastCommittedTransactionId;
+            Assert.True(recovered >= acknowledged, $"{what}: acknowledged {acknowledged}, recovered {recovered}");
+            AssertExactly(reopened, recovered);
+            AssertHealthy(reopened);
+        }
+        catch (Exception e) when (e is not Xunit.Sdk.XunitException)
+        {
+            throw new Xunit.Sdk.XunitException($"{what}: the reopen threw {e}");
+        }
     }
 
     /// <summary>
