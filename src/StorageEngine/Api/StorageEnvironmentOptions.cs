@@ -24,10 +24,10 @@ public sealed class StorageEnvironmentOptions
     public int PageSize { get; set; } = 4096;
 
     /// <summary>
-    /// Largest size of a journal file, at least 1 MiB. A new Safe environment starts with a 64 KiB file and each next file
-    /// is twice the last up to this size, so an environment that commits little keeps a small journal (Lazy files
-    /// are this size but sparse); a clean close leaves one file of a thirty-second of the data file, 64 KiB at
-    /// least. A single commit larger than this gets a file of its own size. Default 16 MiB: every file must be
+    /// Largest size of a journal file, at least 1 MiB. A new Safe environment starts with a 64 KiB file and each
+    /// next file is twice the last up to this size, so an environment that commits little keeps a small journal
+    /// (Lazy files are this size but sparse); a clean close leaves one file of a thirty-second of the data file,
+    /// 64 KiB at least. A single commit larger than this gets a file of its own size. Default 16 MiB: every file must be
     /// written once (zeros) before a Safe journal can use it, and an open environment keeps up to five.
     /// </summary>
     public long JournalFileSize { get; set; } = 16L << 20;

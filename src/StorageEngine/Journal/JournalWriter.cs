@@ -13,9 +13,10 @@ namespace StorageEngine.Journal;
 /// </summary>
 /// <remarks>
 /// A durable session's first file is small (<see cref="InitialFileSize"/>, or the spare the last session left)
-/// and each next one twice the last, up to the configured size: an environment that commits little keeps a journal of
-/// a few hundred kilobytes, one that commits much reaches full-size files after a few switches. A durable file is preallocated with zeros (written, so that
-/// later write-through writes change no metadata), by the checkpointer thread ahead of the switch that needs it.
+/// and each next one twice the last, up to the configured size: an environment that commits little keeps a journal
+/// of a few hundred kilobytes, one that commits much reaches full-size files after a few switches. A durable file
+/// is preallocated with zeros (written, so that later write-through writes change no metadata), by the
+/// checkpointer thread ahead of the switch that needs it.
 /// A durable write of at least <see cref="LargeWrite"/> does without: the file system's metadata update on
 /// extending the file costs little beside the write itself, and writing zeros first would double what such
 /// commits write. A buffered (Lazy) journal, whose writes never wait for the device, has full-size sparse files
@@ -241,7 +242,8 @@ internal sealed unsafe partial class JournalWriter : IDisposable
     /// <summary>
     /// Moves on to the next file for a write of <paramref name="length"/> bytes. For a small durable write the
     /// file must be preallocated: a spare of the next size when the checkpointer made one, else a file of the next
-    /// size, but never more than <see cref="MaxPreallocationOnCommit"/> written on the commit path. A large write takes any file, extending it.
+    /// size, but never more than <see cref="MaxPreallocationOnCommit"/> written on the commit path. A large write
+    /// takes any file, extending it.
     /// </summary>
     private void SwitchFile(long length, bool large)
     {
