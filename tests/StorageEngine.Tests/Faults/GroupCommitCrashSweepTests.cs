@@ -113,6 +113,30 @@ public sealed class GroupCommitCrashSweepTests(ITestOutputHelper output)
         Assert.True(fired > 0);
     }
 
+    [Theory]
+    [MemberData(nameof(Failures))]
+    public async Task In_Lazy_mode_a_failed_call_among_grouped_commits_then_a_process_crash_keeps_every_acknowledged_commit(FileOperation operation, FaultKind kind)
+    {
+        // Lazy promises what a process crash cannot take (not a power loss): the journal reaches the page cache.
+        var counting = new FaultyFileSystem(new MemoryFileSystem());
+        await Run(Options(counting, DurabilityMode.Lazy));
+        int count = counting.Count(operation);
+        int fired = 0;
+        for (int position = 1; position <= count; position++)
+        {
+            var fileSystem = new FaultyFileSystem(new MemoryFileSystem(), seed: position);
+            fileSystem.Arm(new Fault(operation, position, kind));
+            long acknowledged = await Run(Options(fileSystem, DurabilityMode.Lazy));
+            if (!fileSystem.HasFired) continue;
+            fired++;
+            fileSystem.Clear();
+            fileSystem.Memory.SimulateProcessCrash();
+            AssertReopensWithEveryAcknowledgedCommit(Options(fileSystem, DurabilityMode.Lazy), acknowledged,
+                $"Lazy {operation} {kind} {position} ({fileSystem.LastFault})");
+        }
+        output.WriteLine($"Lazy {operation} {kind}: {count} calls, {fired} failures");
+    }
+
     /// <summary>The reopen holds a prefix of the transactions that reaches <paramref name="acknowledged"/>, whole, and checks healthy.</summary>
     private static void AssertReopensWithEveryAcknowledgedCommit(StorageEnvironmentOptions options, long acknowledged, string what)
     {
