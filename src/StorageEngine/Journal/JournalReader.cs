@@ -130,13 +130,13 @@ internal sealed class JournalReader
                 int read = file.Read(start, chunk);
                 for (int i = 0; i + JournalRecordHeader.BlockSize <= read; i += JournalRecordHeader.BlockSize)
                 {
-                    ulong magic = MemoryMarshal.Read<ulong>(chunk.AsSpan(i));
-                    if (!JournalRecordHeader.IsReadable(magic)) continue;
+                    if (!JournalRecordHeader.IsReadable(MemoryMarshal.Read<ulong>(chunk.AsSpan(i)))) continue;
                     // A reused file is full of older records, some of them megabytes long: only one that claims to
                     // be this session's, at or past the damaged transaction, or another environment's, is worth
                     // reading and checksumming whole (a damaged header fails that checksum anyway).
                     var header = MemoryMarshal.Read<JournalRecordHeader>(chunk.AsSpan(i));
-                    if (header.EnvironmentId == _environmentId && (header.SessionId != _sessionId || header.TransactionId < expected)) continue;
+                    bool worthReading = header.Names(_environmentId, _sessionId) ? header.TransactionId >= expected : header.EnvironmentId != _environmentId;
+                    if (!worthReading) continue;
                     long at = start + i;
                     var record = TryRead(file, files[f], at);
                     if (record is null || record.TransactionId < expected || InTornWrite(record, expected)) continue;
@@ -182,8 +182,7 @@ internal sealed class JournalReader
         Span<byte> block = stackalloc byte[JournalRecordHeader.Size];
         if (offset + block.Length > file.Length || file.Read(offset, block) < block.Length) return false;
         var header = MemoryMarshal.Read<JournalRecordHeader>(block);
-        return JournalRecordHeader.IsReadable(header.Magic) && header.EnvironmentId == _environmentId
-            && header.SessionId == _sessionId && header.TransactionId == transactionId;
+        return header.Names(_environmentId, _sessionId) && header.TransactionId == transactionId;
     }
 
     private string PathOf(long number) => Path.Combine(_directory, JournalFileNames.ForNumber(number));

@@ -78,6 +78,9 @@ internal unsafe struct JournalRecordHeader
     [FieldOffset(60)] public int GroupIndex;
     [FieldOffset(64)] public fixed byte State[StateSize];
 
+    /// <summary>True when this is a readable header (intact or not) of a record of the given environment and session.</summary>
+    public bool Names(long environmentId, long sessionId) => IsReadable(Magic) && EnvironmentId == environmentId && SessionId == sessionId;
+
     /// <summary>True for the magic of a format this version replays (2, 3 and 4).</summary>
     public static bool IsReadable(ulong magic) => magic is MagicValue or FormatTwoMagic or FormatFourMagic;
 

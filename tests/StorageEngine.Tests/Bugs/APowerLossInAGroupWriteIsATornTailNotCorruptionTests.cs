@@ -16,7 +16,7 @@ namespace StorageEngine.Tests.Bugs;
 /// </summary>
 public sealed class APowerLossInAGroupWriteIsATornTailNotCorruptionTests
 {
-    private const int GroupIndexOffset = 60;
+    private static readonly int GroupIndexOffset = (int)System.Runtime.InteropServices.Marshal.OffsetOf<Journal.JournalRecordHeader>(nameof(Journal.JournalRecordHeader.GroupIndex));
 
     [Theory]
     [InlineData(1)]
