@@ -155,7 +155,11 @@ internal sealed unsafe class FreeSpaceMap
                 if ((bit & 63) == 0 && end - page >= 64)
                 {
                     int count = (int)((end - page) >> 6);
-                    int found = new ReadOnlySpan<ulong>(words + (bit >> 6), count).IndexOfAnyExcept(0UL);
+                    // Searched as bytes, not as ulongs: the runtime ships the byte search precompiled, while the ulong
+                    // one was compiled at the first open (10 ms) and then ran unoptimized for hundreds of opens, each
+                    // taking 0.2-0.3 ms instead of 0.1 (2026-11-28, .NET 10.0.12).
+                    int foundByte = new ReadOnlySpan<byte>(words + (bit >> 6), count * sizeof(ulong)).IndexOfAnyExcept((byte)0);
+                    int found = foundByte < 0 ? -1 : foundByte / sizeof(ulong);
                     long skipped = 64L * (found < 0 ? count : found);
                     page += skipped;
                     bit += skipped;

@@ -147,21 +147,39 @@ public sealed unsafe class RecordedFreePagesTests
         AssertCountMatchesBitmaps(reopened);
     }
 
-    [Fact]
-    public void A_bitmap_marking_a_page_past_the_end_free_still_fails_the_open_that_takes_a_recorded_count()
+    /// <remarks>
+    /// The distances put the bit in the partial word at the end of the file, in whole words that the open searches
+    /// vectorized (at each byte of a word, and at the ends of vectors), in the next bitmap page, and on the section's
+    /// last page.
+    /// </remarks>
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(70)]
+    [InlineData(200)]
+    [InlineData(203)]
+    [InlineData(1021)]
+    [InlineData(4096 * 8 + 5)]
+    [InlineData(-1)]
+    public void A_bitmap_marking_a_page_past_the_end_free_still_fails_the_open_that_takes_a_recorded_count(long distance)
     {
         var fs = new MemoryFileSystem();
         FillAndFree(fs);
         Assert.True(Recorded(fs, out var header) >= 0);
         long pageCount = EnvironmentFiles.ReadState(header).PageCount;
+        var map = new FreeSpaceMap(header.PageSize);
+        long marked = distance < 0 ? map.PagesPerSection - 1 : pageCount + distance;
+        long bitsPerBitmapPage = (header.PageSize - PageHeader.Size) * 8L;
+        long bitmapPage = FreeSpaceMap.FirstBitmapPage + marked / bitsPerBitmapPage;
+        long bit = marked % bitsPerBitmapPage;
         using (var file = fs.Open(DataFile, StorageFileMode.Buffered))
         {
-            // Page pageCount's bit, in the first bitmap page, set and the page's checksum made right again: a
-            // bitmap newer than the header, which the open must refuse rather than hand that page out twice.
+            // The page's bit set and the page's checksum made right again: a bitmap newer than the header, which the
+            // open must refuse rather than hand that page out twice.
             var page = new byte[header.PageSize];
-            long at = FreeSpaceMap.FirstBitmapPage * header.PageSize;
+            long at = bitmapPage * header.PageSize;
             file.Read(at, page);
-            page[PageHeader.Size + (int)(pageCount / 8)] |= (byte)(1 << (int)(pageCount % 8));
+            page[PageHeader.Size + (int)(bit / 8)] |= (byte)(1 << (int)(bit % 8));
             fixed (byte* p = page) PageChecksum.Stamp(p, header.PageSize);
             file.Write(at, page);
             file.Flush();
@@ -169,7 +187,8 @@ public sealed unsafe class RecordedFreePagesTests
         Assert.True(Recorded(fs, out _) >= 0);
 
         var e = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(SafeOptions(fs)));
-        Assert.Contains("past the", e.Message);
+        Assert.Contains($"marks page {marked} free, past the {pageCount} pages", e.Message);
+        Assert.Equal(bitmapPage * header.PageSize, e.Offset);
     }
 
     [Fact]
