@@ -93,6 +93,14 @@ public sealed class CheckpointFaultTests
     public void A_full_disk_while_preparing_a_spare_journal_file_loses_nothing_and_leaks_no_files()
     {
         var fileSystem = new FaultyFileSystem(new MemoryFileSystem());
+        // What happened to spare files, and on which thread, for the message of a failure.
+        var spareOperations = new System.Collections.Concurrent.ConcurrentQueue<string>();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        fileSystem.BeforeOperation = (operation, path) =>
+        {
+            if (Path.GetFileName(path).StartsWith("journal-free", StringComparison.Ordinal))
+                spareOperations.Enqueue($"{clock.Elapsed.TotalMilliseconds:F1} ms, thread {Environment.CurrentManagedThreadId}: {operation} {Path.GetFileName(path)}");
+        };
         var options = Options(fileSystem);
         var environment = StorageEnvironment.Open(options);
         var filesBefore = JournalFileNames(fileSystem);
@@ -107,7 +115,10 @@ public sealed class CheckpointFaultTests
         // The checkpointer thread may be in its own attempt, between making the file and deleting it after the
         // failure (the Wine leg listed one so): a leaked file stays, a file in flight goes.
         SpinWait.SpinUntil(() => filesBefore.SequenceEqual(JournalFileNames(fileSystem)), TimeSpan.FromSeconds(10));
-        Assert.Equal(filesBefore, JournalFileNames(fileSystem));
+        var filesAfter = JournalFileNames(fileSystem);
+        Assert.True(filesBefore.SequenceEqual(filesAfter),
+            $"journal files before: {string.Join(", ", filesBefore)}; after: {string.Join(", ", filesAfter)}; test thread {Environment.CurrentManagedThreadId}; " +
+            $"operations on spare files:\n{string.Join("\n", spareOperations)}");
         fileSystem.Clear();
         environment.PrepareJournal();
         Commit(environment, last + 1, 200);
