@@ -37,6 +37,7 @@ public sealed class DeferredBitmapVerificationTests
                 Assert.True(tx.OpenTree("values")!.Delete(BitConverter.GetBytes(0)));
                 tx.Commit();
             }
+            // The first checkpoint writes the delete; the pages it freed are free in the bitmaps only after the second.
             env.Checkpoint();
             env.Checkpoint();
         }
