@@ -150,7 +150,7 @@ internal sealed partial class CommitPipeline
     /// limit, could use. Readers registered before the checkpoint retired its pages may still read them: they are
     /// waited for, up to <paramref name="readerWait"/> (see <see cref="UnwrittenPages.StartGrace"/>). Works only
     /// while no writer holds or wants the write lock, a batch of buffers per hold, so a writer waits for one batch
-    /// at most. Returns true when it is done: nothing is left to free, and the pool is down to its floor.
+    /// at most. Returns true when it is done: no page is held or retired, and the pool is down to its floor.
     /// </summary>
     public bool ReleaseIdleMemory(ReaderTable readers, TimeSpan readerWait)
     {
@@ -190,7 +190,9 @@ internal sealed partial class CommitPipeline
             {
                 _writeLock.Release();
             }
-            if (!more) return !graceUnderWay;
+            // Done only when nothing is left: a checkpoint that ran alongside (the application's, or a writer's)
+            // may still retire pages this pass never saw, and no later pass would run before the next commit.
+            if (!more) return !graceUnderWay && (_unwritten?.IsSettled ?? true);
         }
     }
 

@@ -404,6 +404,18 @@ internal sealed class UnwrittenPages
         }
     }
 
+    /// <summary>
+    /// True when no committed page is held and none retired waits to be freed: every commit is in the data file
+    /// and nothing is left for an idle pass to give back. A checkpoint still writing holds its pages until it ends.
+    /// </summary>
+    public bool IsSettled
+    {
+        get
+        {
+            lock (_mutation) return _entries.Count == 0 && _retired.Count == 0 && _retiredCollected.Count == 0;
+        }
+    }
+
     /// <summary>Bytes of the buffers of retired entries not yet freed, for tests.</summary>
     internal long RetiredBytes
     {
