@@ -1,5 +1,6 @@
 using StorageEngine.Platform;
 using StorageEngine.Tests.Api;
+using StorageEngine.Tests.Durability;
 using StorageEngine.Tests.Faults;
 using StorageEngine.Tests.Unit;
 using StorageEngine.Transactions;
@@ -39,14 +40,11 @@ public sealed class PagesACheckpointRetiresDuringTheIdleReleaseAreFreedBeforeThe
         Write(env, 0, Entries);
         env.Checkpoint();
 
-        using var stop = new CancellationTokenSource();
-        using var started = new CountdownEvent(2);
-        var reading = Enumerable.Range(0, 2).Select(t => Task.Factory.StartNew(() => ReadUntil(env, t, started, stop.Token),
-            CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default)).ToArray();
+        await using var readers = new RelayReaders(env, 2, (read, i) =>
+            Assert.Equal(TestData.Value(i % Entries, ValueLength), read.OpenTree("t").Get(TestData.Key(i % Entries))), Patience);
         Task? checkpoint = null;
         try
         {
-            Assert.True(started.Wait(Patience), "the readers did not start");
             first.Arm();
             second.Arm();
             Volatile.Write(ref counting, true);
@@ -74,8 +72,6 @@ public sealed class PagesACheckpointRetiresDuringTheIdleReleaseAreFreedBeforeThe
         {
             first.Release();
             second.Release();
-            stop.Cancel();
-            await Task.WhenAll(reading);
             if (checkpoint is not null) await checkpoint;
         }
         using var read = env.BeginRead();
@@ -88,22 +84,5 @@ public sealed class PagesACheckpointRetiresDuringTheIdleReleaseAreFreedBeforeThe
         var tree = tx.TryOpenTree("t", out var existing) ? existing : tx.CreateTree("t");
         for (int i = from; i < to; i++) tree.Put(TestData.Key(i), TestData.Value(i, ValueLength));
         tx.Commit();
-    }
-
-    /// <summary>Read transactions one after another, each begun before the one before it ends: a reader is registered at every moment.</summary>
-    private static void ReadUntil(StorageEnvironment env, int thread, CountdownEvent started, CancellationToken stop)
-    {
-        int i = thread;
-        var previous = env.BeginRead();
-        started.Signal();
-        while (!stop.IsCancellationRequested)
-        {
-            var read = env.BeginRead();
-            previous.Dispose();
-            Assert.Equal(TestData.Value(i, ValueLength), read.OpenTree("t").Get(TestData.Key(i)));
-            previous = read;
-            i = (i + 7) % Entries;
-        }
-        previous.Dispose();
     }
 }

@@ -61,45 +61,20 @@ public sealed class IdleMemoryTests
     {
         using var env = StorageEnvironment.Open(Options(new MemoryFileSystem()));
         Write(env, seed: 1);
-        using var stop = new CancellationTokenSource();
-        // Read transactions one after another on two threads for the whole test, each begun before the one
-        // before it ends: a reader is registered at every moment, at the same snapshot once the commits below end.
-        using var started = new CountdownEvent(2);
-        var reading = Enumerable.Range(0, 2).Select(t => Task.Factory.StartNew(() =>
+        // Readers one after another on two threads for the whole test: one is registered at every moment.
+        await using var readers = new RelayReaders(env, 2, (read, i) =>
+            Assert.Equal(TestData.Value(Entries + i % Entries, ValueLength), read.OpenTree("t").Get(TestData.Key(Scatter(i % Entries)))), Patience);
+        // The same values again, so that the readers see the same whatever snapshot they are at, and the
+        // checkpoint right after them has pages to write and retire. The background checkpointer (every 500 ms)
+        // may take them first where the machine is slow (qemu), leaving the explicit one nothing: then again.
+        for (int attempt = 0; attempt == 0 || (attempt < 5 && env.RetiredPageBytes == 0); attempt++)
         {
-            int i = t;
-            var previous = env.BeginRead();
-            started.Signal();
-            while (!stop.IsCancellationRequested)
-            {
-                var read = env.BeginRead();
-                previous.Dispose();
-                Assert.Equal(TestData.Value(Entries + i, ValueLength), read.OpenTree("t").Get(TestData.Key(Scatter(i))));
-                previous = read;
-                i = (i + 7) % Entries;
-            }
-            previous.Dispose();
-        }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default)).ToArray();
-        try
-        {
-            Assert.True(started.Wait(Patience), "the readers did not start");
-            // The same values again, so that the readers see the same whatever snapshot they are at, and the
-            // checkpoint right after them has pages to write and retire. The background checkpointer (every 500 ms)
-            // may take them first where the machine is slow (qemu), leaving the explicit one nothing: then again.
-            for (int attempt = 0; attempt == 0 || (attempt < 5 && env.RetiredPageBytes == 0); attempt++)
-            {
-                Write(env, seed: 1);
-                env.Checkpoint();
-            }
-            Assert.True(env.RetiredPageBytes > 0, "no checkpoint retired anything while the readers ran: the test checks nothing");
-            Assert.True(SpinWait.SpinUntil(() => env.RetiredPageBytes == 0 && env.PooledReadyBytes <= CommitPipeline.IdleReadyBytes, Patience),
-                $"after the pause {env.RetiredPageBytes} bytes of retired pages and {env.PooledReadyBytes} of ready buffers are still held");
+            Write(env, seed: 1);
+            env.Checkpoint();
         }
-        finally
-        {
-            stop.Cancel();
-            await Task.WhenAll(reading);
-        }
+        Assert.True(env.RetiredPageBytes > 0, "no checkpoint retired anything while the readers ran: the test checks nothing");
+        Assert.True(SpinWait.SpinUntil(() => env.RetiredPageBytes == 0 && env.PooledReadyBytes <= CommitPipeline.IdleReadyBytes, Patience),
+            $"after the pause {env.RetiredPageBytes} bytes of retired pages and {env.PooledReadyBytes} of ready buffers are still held");
     }
 
     [Fact]
