@@ -23,7 +23,7 @@ internal sealed class Checkpointer : IDisposable
     private readonly TimeSpan _interval;
     private readonly ILogger _logger;
     private readonly AutoResetEvent _signal = new(false);
-    // Made by StartIfQueued: creating a thread object costs an open several microseconds (and a finalizable
+    // Made by EnsureStarted: creating a thread object costs an open several microseconds (and a finalizable
     // object) that an environment only read from never needs.
     private Thread? _thread;
     private long _journalBytes;
@@ -38,30 +38,12 @@ internal sealed class Checkpointer : IDisposable
     private volatile bool _spareFailed;
     // Set with the signal by a checkpoint trigger, so that a wake-up for the journal's spare alone runs none.
     private int _checkpointWanted;
-    // Where the thread is (see EnsureStarted); changed to Started or Stopped only under _startLock.
-    private int _state;
-    private const int NotStarted = 0, StartQueued = 1, Started = 2, Stopped = 3;
-    private readonly object _startLock = new();
-    private readonly Action<Action> _queueStart;
-    // When the start was queued (or last failed): a commit that finds it still queued after StartPatience starts it.
-    private long _startQueuedAt;
-
-    /// <summary>
-    /// How long a queued start may wait for a thread-pool thread before a commit starts the thread itself: a pool
-    /// kept busy by blocking work would otherwise leave every checkpoint to the writers until it frees a thread.
-    /// </summary>
-    private static readonly TimeSpan StartPatience = TimeSpan.FromMilliseconds(100);
+    // 1 once the thread is started (or the checkpointer disposed before any commit started it).
+    private int _started;
 
     /// <remarks>The thread starts with <see cref="EnsureStarted"/>, after the first commit's journal write.</remarks>
-    /// <param name="target">The environment the checkpoints are run on.</param>
-    /// <param name="threshold">Journal bytes since the last checkpoint that ask for the next one.</param>
-    /// <param name="memoryThreshold">Bytes of held or freed pages that ask for one.</param>
-    /// <param name="interval">The longest time between checkpoints while commits run.</param>
-    /// <param name="logger">Where failures are reported.</param>
-    /// <param name="queueStart">Runs the thread's start off the committing thread: the thread pool, unless a test holds it back.</param>
-    public Checkpointer(ICheckpointTarget target, long threshold, long memoryThreshold, TimeSpan interval, ILogger logger, Action<Action>? queueStart = null)
+    public Checkpointer(ICheckpointTarget target, long threshold, long memoryThreshold, TimeSpan interval, ILogger logger)
     {
-        _queueStart = queueStart ?? (start => ThreadPool.UnsafeQueueUserWorkItem(static start => start(), start, preferLocal: false));
         _target = target;
         _threshold = Math.Max(1, threshold);
         _memoryThreshold = Math.Max(1, memoryThreshold);
@@ -71,59 +53,17 @@ internal sealed class Checkpointer : IDisposable
     }
 
     /// <summary>
-    /// Starts the thread if it has not started. Called after each group's journal write: until the first, there
-    /// is nothing to checkpoint, and an open that starts no thread is faster, which a reader that opens, reads
-    /// and closes pays every time. The start is handed to the thread pool: <see cref="Thread.Start()"/> waits
-    /// until the new thread runs, which on an idle virtual machine is a wake-up of a halted core: medians of 0.4
-    /// to 4.3 ms at different times of one day on a 2 vCPU VM, which, paid in the first commit, made creating a
-    /// document store and its two indexes take up to three times as long. Commits never wait for a checkpoint, so
-    /// a thread that starts a little later changes nothing else; a start the pool leaves waiting past
-    /// <see cref="StartPatience"/> is made by the next commit.
+    /// Starts the thread if it has not started. Called after each group's journal write: until the first, there is nothing to
+    /// checkpoint, and an open that starts no thread is a millisecond faster on a busy machine (starting a thread
+    /// waits for a core), which a reader that opens, reads and closes pays every time.
     /// </summary>
     public void EnsureStarted()
     {
-        int state = Volatile.Read(ref _state);
-        if (state == NotStarted && Interlocked.CompareExchange(ref _state, StartQueued, NotStarted) == NotStarted)
-        {
-            Volatile.Write(ref _startQueuedAt, System.Diagnostics.Stopwatch.GetTimestamp());
-            _queueStart(StartIfQueued);
-        }
-        else if (state == StartQueued && System.Diagnostics.Stopwatch.GetElapsedTime(Volatile.Read(ref _startQueuedAt)) > StartPatience)
-        {
-            StartIfQueued();
-        }
+        if (Volatile.Read(ref _started) != 0 || Interlocked.Exchange(ref _started, 1) != 0) return;
+        var thread = new Thread(Run) { IsBackground = true, Name = "StorageEngine checkpointer" };
+        Volatile.Write(ref _thread, thread);
+        thread.Start();
     }
-
-    /// <summary>
-    /// Starts the thread if its start is still queued: on a pool thread, or on a commit that found it waiting too
-    /// long. Never throws: a thread that cannot be made now (no memory) is tried again after
-    /// <see cref="StartPatience"/>, and commits meanwhile checkpoint for themselves when they must.
-    /// </summary>
-    private void StartIfQueued()
-    {
-        // Another caller starting it, or a close under way: nothing to do here.
-        if (!Monitor.TryEnter(_startLock)) return;
-        try
-        {
-            if (_state != StartQueued) return;
-            var thread = new Thread(Run) { IsBackground = true, Name = "StorageEngine checkpointer" };
-            thread.Start();
-            _thread = thread;
-            Volatile.Write(ref _state, Started);
-        }
-        catch (Exception e) when (e is OutOfMemoryException or ThreadStartException)
-        {
-            Volatile.Write(ref _startQueuedAt, System.Diagnostics.Stopwatch.GetTimestamp());
-            _logger.CheckpointerStartFailed(e);
-        }
-        finally
-        {
-            Monitor.Exit(_startLock);
-        }
-    }
-
-    /// <summary>True once the thread is started (for tests).</summary>
-    internal bool IsRunning => Volatile.Read(ref _state) == Started;
 
     /// <summary>Called after each commit with the journal's running byte count.</summary>
     public void OnCommit(long journalBytesWritten)
@@ -278,14 +218,14 @@ internal sealed class Checkpointer : IDisposable
     {
         _stopping = true;
         _signal.Set();
-        // Waits for a start under way; after this no commit and no queued start starts the thread.
-        int state;
-        lock (_startLock)
+        // Taken, so that a commit racing with the close cannot start the thread after this.
+        if (Interlocked.Exchange(ref _started, 1) != 0)
         {
-            state = _state;
-            Volatile.Write(ref _state, Stopped);
+            // The commit that took the flag may not have made or started the thread yet.
+            Thread? thread;
+            while ((thread = Volatile.Read(ref _thread)) is null || thread.ThreadState == ThreadState.Unstarted) Thread.Yield();
+            thread.Join();
         }
-        if (state == Started) _thread!.Join();
         _signal.Dispose();
     }
 }
