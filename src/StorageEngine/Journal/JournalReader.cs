@@ -73,6 +73,8 @@ internal sealed class JournalReader
             using var file = _fileSystem.Open(path, StorageFileMode.Buffered);
             long offset = 0;
             bool appliedHere = false;
+            // The last checkpointed record skipped in the start file (0: none yet).
+            long skipped = 0;
             while (true)
             {
                 var record = TryRead(file, files[f], offset);
@@ -81,10 +83,13 @@ internal sealed class JournalReader
                 long id = record.TransactionId;
                 if (id < expected)
                 {
-                    // Records the checkpoint already holds precede ours in the file it starts from; anywhere
-                    // else an older record is what a reused file left behind: the end of this file's data.
-                    if (files[f] == startFileNumber && !appliedHere && id <= afterTransactionId)
+                    // Records the checkpoint already holds precede ours in the file it starts from, consecutive from
+                    // its first; anything else older is what a reused file left behind: the end of this file's data.
+                    // Skipped, such a record (where a torn group write did not land its first record) led on to an
+                    // intact later member of that group, read as a gap in the journal instead of a torn tail.
+                    if (files[f] == startFileNumber && !appliedHere && id <= afterTransactionId && (skipped == 0 || id == skipped + 1))
                     {
+                        skipped = id;
                         offset += record.TotalLength;
                         continue;
                     }
