@@ -25,29 +25,9 @@ public sealed class AStaleRecordWhereATornGroupBeganIsNotSkippedIntoAGapTests
     [Fact]
     public void A_group_whose_first_record_left_an_older_record_in_place_ends_the_journal_at_the_checkpoint()
     {
-        var fileSystem = new MemoryFileSystem();
-        var options = Options(fileSystem);
-        var environment = StorageEnvironment.Open(options);
-        Commit(environment, 1, 8);
-        environment.Checkpoint();
-        // Three more, one write each; made one group below, as commits in flight together are written.
-        Commit(environment, 9, 11);
-        environment.SimulateCrash();
-        fileSystem.SimulatePowerLoss();
-
-        string journal = JournalFiles.Current(fileSystem, "/db");
-        var bytes = JournalFiles.Read(fileSystem, journal);
-        var records = JournalFiles.Records(bytes);
-        var group = records.Where(r => r.TransactionId >= 9).ToList();
-        Assert.Equal([9L, 10L, 11L], group.Select(r => r.TransactionId));
-        Assert.Contains(records, r => r.TransactionId == 8);
-        // The group: 10 and 11 say one and two records came before them in their write.
-        for (int i = 1; i < group.Count; i++) Regroup(bytes, group[i], i);
-        // Where 9 should be, an older record of the session as long as it, as a reused file holds one.
-        var stale = records.FirstOrDefault(r => r.TransactionId < 8 && r.TotalLength == group[0].TotalLength);
-        Assert.True(stale.TotalLength > 0, "no older record as long as transaction 9's: the test checks nothing");
-        Array.Copy(bytes, stale.Offset, bytes, group[0].Offset, stale.TotalLength);
-        JournalFiles.Write(fileSystem, journal, bytes);
+        // 9, 10 and 11 made one group, as commits in flight together are written: 10 and 11 say one and two
+        // records came before them in their write.
+        var options = CommitThenPutAnOlderRecordWhereNineWas(regroup: true);
 
         using var reopened = StorageEnvironment.Open(options);
         AssertExactly(reopened, 8);
@@ -56,6 +36,19 @@ public sealed class AStaleRecordWhereATornGroupBeganIsNotSkippedIntoAGapTests
 
     [Fact]
     public void The_same_older_record_before_a_record_of_a_later_write_is_still_corruption()
+    {
+        // 9, 10 and 11 each came in a write of their own: 9 acknowledged before 10 was written, so its loss is not a tear.
+        var options = CommitThenPutAnOlderRecordWhereNineWas(regroup: false);
+
+        var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(options));
+        Assert.StartsWith("journal.", Path.GetFileName(error.FilePath));
+    }
+
+    /// <summary>
+    /// Commits 1 to 8, checkpoints, commits 9 to 11 one write each, crashes; then, where 9's record was, copies an
+    /// older record of the session as long as it, as a reused file holds one. Returns the options to reopen with.
+    /// </summary>
+    private static StorageEnvironmentOptions CommitThenPutAnOlderRecordWhereNineWas(bool regroup)
     {
         var fileSystem = new MemoryFileSystem();
         var options = Options(fileSystem);
@@ -69,15 +62,18 @@ public sealed class AStaleRecordWhereATornGroupBeganIsNotSkippedIntoAGapTests
         string journal = JournalFiles.Current(fileSystem, "/db");
         var bytes = JournalFiles.Read(fileSystem, journal);
         var records = JournalFiles.Records(bytes);
-        var nine = records.Single(r => r.TransactionId == 9);
-        var stale = records.FirstOrDefault(r => r.TransactionId < 8 && r.TotalLength == nine.TotalLength);
+        var latest = records.Where(r => r.TransactionId >= 9).ToList();
+        Assert.Equal([9L, 10L, 11L], latest.Select(r => r.TransactionId));
+        Assert.Contains(records, r => r.TransactionId == 8);
+        if (regroup)
+        {
+            for (int i = 1; i < latest.Count; i++) Regroup(bytes, latest[i], i);
+        }
+        var stale = records.FirstOrDefault(r => r.TransactionId < 8 && r.TotalLength == latest[0].TotalLength);
         Assert.True(stale.TotalLength > 0, "no older record as long as transaction 9's: the test checks nothing");
-        // 9, 10 and 11 each came in a write of their own: 9 acknowledged before 10 was written, so its loss is not a tear.
-        Array.Copy(bytes, stale.Offset, bytes, nine.Offset, stale.TotalLength);
+        Array.Copy(bytes, stale.Offset, bytes, latest[0].Offset, stale.TotalLength);
         JournalFiles.Write(fileSystem, journal, bytes);
-
-        var error = Assert.Throws<CorruptionException>(() => StorageEnvironment.Open(options));
-        Assert.Equal(Path.GetFileName(journal), Path.GetFileName(error.FilePath));
+        return options;
     }
 
     /// <summary>Sets a record's count of earlier records in its write, and its checksum to match.</summary>
