@@ -1,6 +1,3 @@
-using System.Runtime.InteropServices;
-using StorageEngine.Common;
-using StorageEngine.Journal;
 using StorageEngine.Platform;
 using StorageEngine.Tests.Durability;
 using static StorageEngine.Tests.Durability.NumberedTransactions;
@@ -19,9 +16,6 @@ namespace StorageEngine.Tests.Bugs;
 /// </summary>
 public sealed class AStaleRecordWhereATornGroupBeganIsNotSkippedIntoAGapTests
 {
-    private static readonly int GroupIndexOffset = (int)Marshal.OffsetOf<JournalRecordHeader>(nameof(JournalRecordHeader.GroupIndex));
-    private static readonly int ChecksumOffset = (int)Marshal.OffsetOf<JournalRecordHeader>(nameof(JournalRecordHeader.Checksum));
-
     [Fact]
     public void A_group_whose_first_record_left_an_older_record_in_place_ends_the_journal_at_the_checkpoint()
     {
@@ -67,24 +61,12 @@ public sealed class AStaleRecordWhereATornGroupBeganIsNotSkippedIntoAGapTests
         Assert.Contains(records, r => r.TransactionId == 8);
         if (regroup)
         {
-            for (int i = 1; i < latest.Count; i++) Regroup(bytes, latest[i], i);
+            for (int i = 1; i < latest.Count; i++) JournalFiles.Regroup(bytes, latest[i], i);
         }
         var stale = records.FirstOrDefault(r => r.TransactionId < 8 && r.TotalLength == latest[0].TotalLength);
         Assert.True(stale.TotalLength > 0, "no older record as long as transaction 9's: the test checks nothing");
         Array.Copy(bytes, stale.Offset, bytes, latest[0].Offset, stale.TotalLength);
         JournalFiles.Write(fileSystem, journal, bytes);
         return options;
-    }
-
-    /// <summary>Sets a record's count of earlier records in its write, and its checksum to match.</summary>
-    private static void Regroup(byte[] file, (long Offset, long TransactionId, long TotalLength, int HeaderLength, int Alignment) record, int groupIndex)
-    {
-        var span = file.AsSpan((int)record.Offset, (int)record.TotalLength);
-        MemoryMarshal.Write(span[GroupIndexOffset..], groupIndex);
-        MemoryMarshal.Write(span[ChecksumOffset..], 0u);
-        int images = (int)JournalRecordHeader.AlignUp(record.HeaderLength, record.Alignment);
-        uint crc = Crc32C.Append(Crc32C.Start, span[..record.HeaderLength]);
-        crc = Crc32C.Finish(Crc32C.Append(crc, span[images..]));
-        MemoryMarshal.Write(span[ChecksumOffset..], crc);
     }
 }

@@ -75,4 +75,20 @@ internal static class JournalFiles
             file[at] ^= (byte)(1 << random.Next(8));
         }
     }
+
+    /// <summary>
+    /// Sets a record's count of the records before it in its write (<see cref="JournalRecordHeader.GroupIndex"/>)
+    /// and its checksum to match, over what the checksum covers: the header and table (checksum field as zero) and
+    /// the pages after the padding.
+    /// </summary>
+    public static void Regroup(byte[] file, (long Offset, long TransactionId, long TotalLength, int HeaderLength, int Alignment) record, int groupIndex)
+    {
+        var span = file.AsSpan((int)record.Offset, (int)record.TotalLength);
+        int checksumAt = (int)Marshal.OffsetOf<JournalRecordHeader>(nameof(JournalRecordHeader.Checksum));
+        MemoryMarshal.Write(span[(int)Marshal.OffsetOf<JournalRecordHeader>(nameof(JournalRecordHeader.GroupIndex))..], groupIndex);
+        MemoryMarshal.Write(span[checksumAt..], 0u);
+        int payloadStart = (int)JournalRecordHeader.AlignUp(record.HeaderLength, record.Alignment);
+        uint crc = Common.Crc32C.Append(Common.Crc32C.Start, span[..record.HeaderLength]);
+        MemoryMarshal.Write(span[checksumAt..], Common.Crc32C.Finish(Common.Crc32C.Append(crc, span[payloadStart..])));
+    }
 }
