@@ -16,7 +16,7 @@ namespace StorageEngine.Common;
 /// <remarks>
 /// <para>
 /// Where the CPU multiplies carry-less on 512-bit registers (VPCLMULQDQ, with AVX-512), inputs of 256 bytes and
-/// more are folded (<see cref="AppendWide"/>): the CRC is linear, so a 128-bit block followed by d more bits
+/// more are folded (<see cref="Crc32CWide"/>): the CRC is linear, so a 128-bit block followed by d more bits
 /// is worth, modulo the polynomial, the block times x^d, which two carry-less multiplies by constants bring
 /// back to 128 bits. Sixteen such blocks move at once (four registers of four), 256 bytes per step, and the
 /// last 128 bits go through two CRC32 instructions. That is two and a half times the speed of the lanes below
@@ -51,93 +51,16 @@ internal static class Crc32C
 
     /// <summary>Continues a running CRC over more data.</summary>
     /// <remarks>
-    /// Optimized from its first call: recovery and the first reads after an open checksum every page they
-    /// touch before tiered compilation would have optimized this loop.
+    /// Never inlined: its test of 512-bit support would otherwise go into each caller, and the precompiled
+    /// (ReadyToRun) code of a method that tests an instruction set beyond its baseline is set aside for the JIT's
+    /// wherever the answer differs, as it does on every AVX-512 machine: the journal's record writer and the page
+    /// sealer were compiled again in every process's first commit (<c>docs/tuning.md</c>, Startup).
     /// </remarks>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    [MethodImpl(MethodImplOptions.NoInlining)]
     public static uint Append(uint crc, ReadOnlySpan<byte> data) =>
-        WideSupported && data.Length >= WideMinimum ? AppendWide(crc, data) : AppendLanes(crc, data);
-
-    /// <summary>True where <see cref="AppendWide"/> runs: 512-bit carry-less multiplies and the CRC32 instruction.</summary>
-    internal static bool WideSupported => Pclmulqdq.V512.IsSupported && Sse42.X64.IsSupported;
-
-    /// <summary>The shortest input <see cref="AppendWide"/> takes: one step of its four registers.</summary>
-    internal const int WideMinimum = 256;
-
-    /// <summary>
-    /// <see cref="Append"/> by folding (see the remarks); only where <see cref="WideSupported"/>, for at least
-    /// <see cref="WideMinimum"/> bytes.
-    /// </summary>
-    /// <remarks>
-    /// Bit order: the CRC is reflected, so the first byte in memory holds the highest powers of x, and a carry-less
-    /// product of two such 64-bit words, read the same way over 128 bits, comes out multiplied by x once more.
-    /// A 32-bit constant c in a word's low half stands for c·x^32. Moving a 128-bit lane (first word p0, second
-    /// p1, worth p0·x^64 + p1) forward by d bits thus takes p0 times x^(d+31) and p1 times x^(d−33) (see
-    /// <see cref="FoldConstants"/>). At the end, CRC32 instructions from zero over the remaining 128 bits compute
-    /// that value times x^32 modulo the polynomial, which is the running CRC.
-    /// </remarks>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    internal static uint AppendWide(uint crc, ReadOnlySpan<byte> data)
-    {
-        if (data.Length < WideMinimum) throw new ArgumentOutOfRangeException(nameof(data), data.Length, $"The folded CRC takes at least {WideMinimum} bytes.");
-        ref byte first = ref MemoryMarshal.GetReference(data);
-        int length = data.Length;
-        // The running CRC enters as the first 32 bits of the input (linearity again).
-        var z0 = Load512(ref first, 0) ^ Vector512.CreateScalar((ulong)crc);
-        var z1 = Load512(ref first, 64);
-        var z2 = Load512(ref first, 128);
-        var z3 = Load512(ref first, 192);
-        int at = 256;
-        for (; at + 256 <= length; at += 256)
-        {
-            z0 = Fold(z0, Fold2048) ^ Load512(ref first, at);
-            z1 = Fold(z1, Fold2048) ^ Load512(ref first, at + 64);
-            z2 = Fold(z2, Fold2048) ^ Load512(ref first, at + 128);
-            z3 = Fold(z3, Fold2048) ^ Load512(ref first, at + 192);
-        }
-        z1 ^= Fold(z0, Fold512);
-        z2 ^= Fold(z1, Fold512);
-        z3 ^= Fold(z2, Fold512);
-        for (; at + 64 <= length; at += 64) z3 = Fold(z3, Fold512) ^ Load512(ref first, at);
-        var x = Fold(z3.GetLower().GetLower(), Fold384) ^ Fold(z3.GetLower().GetUpper(), Fold256)
-            ^ Fold(z3.GetUpper().GetLower(), Fold128) ^ z3.GetUpper().GetUpper();
-        for (; at + 16 <= length; at += 16) x = Fold(x, Fold128) ^ Vector128.LoadUnsafe(ref Unsafe.Add(ref first, at)).AsUInt64();
-        uint reduced = (uint)Sse42.X64.Crc32(0, x.ToScalar());
-        reduced = (uint)Sse42.X64.Crc32(reduced, x.GetElement(1));
-        return Serial(reduced, data[at..]);
-    }
-
-    private static readonly Vector128<ulong> Fold128 = FoldConstants(128);
-    private static readonly Vector128<ulong> Fold256 = FoldConstants(256);
-    private static readonly Vector128<ulong> Fold384 = FoldConstants(384);
-    private static readonly Vector512<ulong> Fold512 = FoldConstantsInEveryLane(512);
-    private static readonly Vector512<ulong> Fold2048 = FoldConstantsInEveryLane(2048);
-
-    /// <summary>The multipliers that move a 128-bit lane forward by <paramref name="bits"/> (see <see cref="AppendWide"/>).</summary>
-    private static Vector128<ulong> FoldConstants(int bits) =>
-        Vector128.Create((ulong)Multiplier.ZeroBits(bits + 31), Multiplier.ZeroBits(bits - 33));
-
-    /// <summary><see cref="FoldConstants"/> in each of a 512-bit register's four lanes.</summary>
-    private static Vector512<ulong> FoldConstantsInEveryLane(int bits)
-    {
-        var lane = FoldConstants(bits);
-        var half = Vector256.Create(lane, lane);
-        return Vector512.Create(half, half);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector512<ulong> Load512(ref byte first, int offset) => Vector512.LoadUnsafe(ref Unsafe.Add(ref first, offset)).AsUInt64();
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector512<ulong> Fold(Vector512<ulong> lanes, Vector512<ulong> constants) =>
-        Pclmulqdq.V512.CarrylessMultiply(lanes, constants, 0x00) ^ Pclmulqdq.V512.CarrylessMultiply(lanes, constants, 0x11);
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static Vector128<ulong> Fold(Vector128<ulong> lane, Vector128<ulong> constants) =>
-        Pclmulqdq.CarrylessMultiply(lane, constants, 0x00) ^ Pclmulqdq.CarrylessMultiply(lane, constants, 0x11);
+        Crc32CWide.IsSupported && data.Length >= Crc32CWide.MinimumLength ? Crc32CWide.Append(crc, data) : AppendLanes(crc, data);
 
     /// <summary><see cref="Append"/> by three interleaved lanes of CRC32 instructions, or a table where the CPU has none.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     internal static uint AppendLanes(uint crc, ReadOnlySpan<byte> data)
     {
         if (!Sse42.X64.IsSupported && !Crc32.Arm64.IsSupported) return AppendTable(crc, data);
@@ -172,7 +95,7 @@ internal static class Crc32C
         return shift.Apply(shift.Apply(a) ^ b) ^ c;
     }
 
-    private static uint Serial(uint crc, ReadOnlySpan<byte> data)
+    internal static uint Serial(uint crc, ReadOnlySpan<byte> data)
     {
         while (data.Length >= 8)
         {
@@ -214,6 +137,9 @@ internal static class Crc32C
         if (words > 0) crc = ZeroWords[words].Apply(crc);
         return crc;
     }
+
+    /// <summary>x^<paramref name="bits"/> modulo the polynomial, in reflected order (for <see cref="Crc32CWide"/>'s constants).</summary>
+    internal static uint PowerOfX(int bits) => Multiplier.ZeroBits(bits);
 
     private const int ZeroBlockBytes = 512;
     // Multipliers for 8·k zero bytes (k below 64) and for 512·k (k up to 128): any count is one of each.

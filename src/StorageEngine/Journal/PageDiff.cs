@@ -35,7 +35,6 @@ internal static class PageDiff
     /// <see cref="Encode(ReadOnlySpan{byte}, ReadOnlySpan{byte}, Span{byte})"/> from the words already found to
     /// differ (<see cref="DifferingWords.Mark"/>): the ranges cover exactly those words, bridging single equal ones.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
     public static int Encode(ReadOnlySpan<byte> page, ReadOnlySpan<ulong> differs, Span<byte> output)
     {
         CheckLengths(default, page);
@@ -68,7 +67,6 @@ internal static class PageDiff
     }
 
     /// <summary>Applies <paramref name="diff"/> to <paramref name="page"/> in place; false when the diff is malformed.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit and in recovery
     public static bool TryApply(ReadOnlySpan<byte> diff, Span<byte> page)
     {
         int at = 0;

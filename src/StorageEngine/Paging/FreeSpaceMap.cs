@@ -1,4 +1,6 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace StorageEngine.Paging;
 
@@ -92,7 +94,7 @@ internal sealed unsafe class FreeSpaceMap
         _freeBits = freePages;
         _transactionFreeBitsDelta = 0;
         _shortestMissingRun = long.MaxValue;
-        Array.Fill(_reusableWords, ulong.MaxValue);
+        SetAllBits(_reusableWords);
         _countedAt = transactionId;
     }
 
@@ -102,7 +104,7 @@ internal sealed unsafe class FreeSpaceMap
         _countedAt = -1;
         _freeBits = 0;
         _shortestMissingRun = long.MaxValue;
-        Array.Fill(_reusableWords, ulong.MaxValue);
+        SetAllBits(_reusableWords);
         // Counted in locals: a sum kept in the field was stored back for each of a section's 4,500 words (the
         // pointer may alias it), and the word count re-read each time.
         int wordsPerPage = WordsPerPage;
@@ -381,7 +383,7 @@ internal sealed unsafe class FreeSpaceMap
     {
         long changed = 0;
         _shortestMissingRun = long.MaxValue;
-        Array.Fill(_reusableWords, ulong.MaxValue);
+        SetAllBits(_reusableWords);
         // Past the page count every bit must be clear too: a lost transaction may have grown the file and
         // marked pages there free, and the allocator would otherwise hand them out twice.
         long coveredPages = (pageCount + PagesPerSection - 1) / PagesPerSection * PagesPerSection;
@@ -417,7 +419,7 @@ internal sealed unsafe class FreeSpaceMap
         _hint = 0;
         _shortestMissingRun = long.MaxValue;
         // The pages it took are free again, in words a search during it may have marked as holding none.
-        Array.Fill(_reusableWords, ulong.MaxValue);
+        SetAllBits(_reusableWords);
     }
 
     /// <summary>False (for tests) makes young pages wait for a checkpoint like the others.</summary>
@@ -464,7 +466,7 @@ internal sealed unsafe class FreeSpaceMap
             long length = Math.Max((word >> 6) + 1, _reusableWords.Length * 2L);
             int old = _reusableWords.Length;
             Array.Resize(ref _reusableWords, (int)length);
-            Array.Fill(_reusableWords, ulong.MaxValue, old, _reusableWords.Length - old);
+            SetAllBits(_reusableWords.AsSpan(old));
         }
         _reusableWords[word >> 6] &= ~(1UL << (int)(word & 63));
     }
@@ -479,4 +481,11 @@ internal sealed unsafe class FreeSpaceMap
         ulong rest = _reusableWords[word >> 6] >> (int)(word & 63);
         return rest == 0 ? 64 - (int)(word & 63) : BitOperations.TrailingZeroCount(rest);
     }
+
+    /// <remarks>
+    /// A block initialization (memset) rather than Span.Fill, whose vector code the runtime compiled in every process's
+    /// first open on AVX-512 machines (its precompiled code assumes narrower vectors).
+    /// </remarks>
+    private static void SetAllBits(Span<ulong> words) =>
+        Unsafe.InitBlockUnaligned(ref MemoryMarshal.GetReference(MemoryMarshal.AsBytes(words)), 0xFF, (uint)words.Length * sizeof(ulong));
 }

@@ -32,7 +32,6 @@ internal static unsafe class PageChecksum
     /// base's stored checksum is wrong (the base is damaged), so is the result: the damage stays detectable
     /// rather than being sealed in under a fresh checksum.
     /// </remarks>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // hot from the first commit
     public static bool TryUpdate(byte* basePage, byte* page, int pageSize, ReadOnlySpan<ulong> differs, out uint checksum)
     {
         checksum = 0;

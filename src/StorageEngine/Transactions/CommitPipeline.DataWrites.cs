@@ -184,7 +184,6 @@ internal sealed partial class CommitPipeline
     /// Writes collected pages (in page order) with one gathered write per stretch of consecutive pages, leaving
     /// out those freed at or before transaction <paramref name="leaveOutFreedUpTo"/>.
     /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void WriteCollected(ReadOnlySpan<KeyValuePair<long, UnwrittenPages.Entry>> entries, long leaveOutFreedUpTo, List<ReadOnlyMemory<byte>> gather)
     {
         // The data file must never hold a page version newer than the durable journal (see PageWriter.Seal).

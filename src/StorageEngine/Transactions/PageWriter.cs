@@ -226,7 +226,6 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     /// </param>
     /// <param name="valuesInPlace">Receives the values written in place.</param>
     /// <param name="diffs">The pooled array of the diffs (and in-place CRCs), or null.</param>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // runs once per commit: a session of large commits may never tier it up
     public void Seal(List<CommittedRun> pages, List<JournalPageRun> runs, bool encodeDiffs, long valuesInPlaceFrom, List<CommittedRun> valuesInPlace,
         out byte[]? diffs)
     {

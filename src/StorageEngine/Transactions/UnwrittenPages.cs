@@ -215,7 +215,6 @@ internal sealed class UnwrittenPages
     /// arrays are rented: a checkpoint collects thousands of entries, and a fresh array each time would land on
     /// the large object heap and bring on full collections.
     /// </summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     public ArraySegment<KeyValuePair<long, Entry>> Collect()
     {
         long[] pages;
