@@ -89,6 +89,10 @@ internal static partial class EngineLog
         Message = "Giving back the memory of idle page buffers failed; they stay allocated for the next commits.")]
     public static partial void IdleMemoryReleaseFailed(this ILogger logger, Exception exception);
 
+    [LoggerMessage(EventId = 3005, EventName = "CheckpointerStartFailed", Level = LogLevel.Warning,
+        Message = "Starting the background checkpointer's thread failed; it is tried again, and commits checkpoint for themselves meanwhile when they must.")]
+    public static partial void CheckpointerStartFailed(this ILogger logger, Exception exception);
+
     [LoggerMessage(EventId = 4001, EventName = "JournalFilePreallocated", Level = LogLevel.Debug,
         Message = "Preallocated journal file {Path} ({Size} bytes).")]
     public static partial void JournalFilePreallocated(this ILogger logger, string path, long size);
