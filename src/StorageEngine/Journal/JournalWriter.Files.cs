@@ -85,7 +85,7 @@ internal sealed unsafe partial class JournalWriter
         // Not wanted after a large write either: the next large one takes any file, a small one makes its own.
         if (!_durable || !_spareWanted) return;
         long size = NextGenerationSize;
-        (string Path, long Length) spare;
+        SpareJournalFile spare;
         lock (_filesLock)
         {
             if (FreeFiles.Exists(f => f.Length >= size))
@@ -107,7 +107,7 @@ internal sealed unsafe partial class JournalWriter
             }
             else
             {
-                spare = (Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter))), 0);
+                spare = new SpareJournalFile(Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter))), 0);
             }
         }
         try
@@ -135,7 +135,7 @@ internal sealed unsafe partial class JournalWriter
 
         lock (_filesLock)
         {
-            FreeFiles.Add((spare.Path, size));
+            FreeFiles.Add(spare with { Length = size });
             // A switch since the size was read may want a larger one already.
             _spareWanted = NextGenerationSize > size;
         }
@@ -178,14 +178,14 @@ internal sealed unsafe partial class JournalWriter
         lock (_filesLock)
         {
             // Every file is free now; the largest is kept (its bytes are on the disk already), the others deleted.
-            var candidates = new List<(string Path, long Length)>(FreeFiles);
+            var candidates = new List<SpareJournalFile>(FreeFiles);
             FreeFiles.Clear();
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (JournalFileNames.TryParse(name, out long number) && number <= CurrentFileNumber)
                 {
                     string path = Path.Combine(_directory, name);
-                    candidates.Add((path, LengthOf(path)));
+                    candidates.Add(new SpareJournalFile(path, LengthOf(path)));
                 }
             }
             if (candidates.Count == 0) return;
@@ -196,7 +196,7 @@ internal sealed unsafe partial class JournalWriter
                 foreach (var candidate in candidates) _fileSystem.Delete(candidate.Path);
                 return;
             }
-            var kept = candidates.MaxBy(c => c.Length);
+            var kept = candidates.MaxBy(c => c.Length)!;
             foreach (var candidate in candidates)
             {
                 if (candidate.Path != kept.Path) _fileSystem.Delete(candidate.Path);
@@ -205,7 +205,7 @@ internal sealed unsafe partial class JournalWriter
             {
                 string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
                 _fileSystem.Rename(kept.Path, free);
-                kept = (free, kept.Length);
+                kept = kept with { Path = free };
             }
             if (kept.Length > keep)
             {
@@ -214,7 +214,7 @@ internal sealed unsafe partial class JournalWriter
                     file.SetLength(keep);
                     file.Flush();
                 }
-                kept = (kept.Path, keep);
+                kept = kept with { Length = keep };
             }
             FreeFiles.Add(kept);
         }
@@ -226,17 +226,17 @@ internal sealed unsafe partial class JournalWriter
     /// returns without listing the directory and opening each spare. Only this writer adds or removes spares, so
     /// the list stays what the directory holds. Under the files lock.
     /// </summary>
-    private List<(string Path, long Length)> FreeFiles
+    private List<SpareJournalFile> FreeFiles
     {
         get
         {
             if (_freeFilesListed is { } listed) return listed;
-            var spares = new List<(string Path, long Length)>();
+            var spares = new List<SpareJournalFile>();
             foreach (var name in _fileSystem.ListFiles(_directory))
             {
                 if (!JournalFileNames.IsFree(name)) continue;
                 string path = Path.Combine(_directory, name);
-                spares.Add((path, LengthOf(path)));
+                spares.Add(new SpareJournalFile(path, LengthOf(path)));
             }
             return _freeFilesListed = spares;
         }
@@ -260,7 +260,7 @@ internal sealed unsafe partial class JournalWriter
             long length = LengthOf(path);
             string free = Path.Combine(_directory, JournalFileNames.Free(Interlocked.Increment(ref _freeCounter)));
             _fileSystem.Rename(path, free);
-            FreeFiles.Add((free, length));
+            FreeFiles.Add(new SpareJournalFile(free, length));
         }
         else
         {

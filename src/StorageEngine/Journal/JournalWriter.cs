@@ -57,7 +57,7 @@ internal sealed unsafe partial class JournalWriter : IDisposable
     private readonly object _syncLock = new();
     // Oldest first; each with its length, so that a switch takes one big enough and the checkpointer grows the
     // largest when none is. Null until first needed (see FreeFiles).
-    private List<(string Path, long Length)>? _freeFilesListed;
+    private List<SpareJournalFile>? _freeFilesListed;
     private readonly List<ReadOnlyMemory<byte>> _buffers = new();
     // Buffered (Lazy) files switched away from, synced by the next SyncBuffered rather than by the commit that
     // switched: a Lazy commit never waits for the device. Under _syncLock.

@@ -13,7 +13,8 @@ internal sealed unsafe class DataFile : IDisposable
     private readonly IStorageFile _file;
     // Mappings replaced by growth that a reader's snapshot may still use, by the transaction that replaced them,
     // and those no snapshot uses any more, kept until Dispose (see EnsureCapacity).
-    private readonly List<(long RetiredAt, IMappedView View)> _retired = new();
+    // A class, not a tuple: a list of it runs the runtime's precompiled shared code (see SpareJournalFile).
+    private readonly List<RetiredView> _retired = new();
     private readonly List<IMappedView> _unused = new();
     private readonly object _viewLock = new();
     private IMappedView _view;
@@ -80,7 +81,7 @@ internal sealed unsafe class DataFile : IDisposable
         var fresh = Map(_file.Length);
         lock (_viewLock)
         {
-            _retired.Add((transactionId, _view));
+            _retired.Add(new RetiredView(transactionId, _view));
             Volatile.Write(ref _view, fresh);
         }
     }
@@ -146,7 +147,7 @@ internal sealed unsafe class DataFile : IDisposable
     /// <summary>Unmaps the mappings growth replaced. Under _viewLock.</summary>
     private void DisposeReplaced()
     {
-        foreach (var (_, view) in _retired) view.Dispose();
+        foreach (var retired in _retired) retired.View.Dispose();
         _retired.Clear();
         foreach (var view in _unused) view.Dispose();
         _unused.Clear();
@@ -162,4 +163,6 @@ internal sealed unsafe class DataFile : IDisposable
         }
         CloseFile();
     }
+
+    private sealed record RetiredView(long RetiredAt, IMappedView View);
 }

@@ -8,7 +8,9 @@ namespace StorageEngine.Platform;
 internal static class HeldLocks
 {
     private static readonly object Sync = new();
-    private static readonly Dictionary<(object FileSystem, string Path), int> Held = new();
+    // Keyed by a class, not a tuple: a dictionary over a reference type runs the runtime's precompiled shared code,
+    // one over a tuple of them was compiled in every process's first open.
+    private static readonly Dictionary<LockKey, int> Held = new();
 
     /// <summary>Records a lock taken on <paramref name="lockFilePath"/>; the result releases the record.</summary>
     public static IDisposable Record(IFileSystem fileSystem, string lockFilePath)
@@ -26,14 +28,16 @@ internal static class HeldLocks
     }
 
     // Every OsFileSystem instance sees the same files; a memory file system is its own world.
-    private static (object, string) KeyOf(IFileSystem fileSystem, string path)
+    private static LockKey KeyOf(IFileSystem fileSystem, string path)
     {
         string full = Path.GetFullPath(path);
         if (OperatingSystem.IsWindows() || OperatingSystem.IsMacOS()) full = full.ToUpperInvariant();
-        return (fileSystem is OsFileSystem ? typeof(OsFileSystem) : fileSystem, full);
+        return new LockKey(fileSystem is OsFileSystem ? typeof(OsFileSystem) : fileSystem, full);
     }
 
-    private static void Release((object, string) key)
+    private sealed record LockKey(object FileSystem, string Path);
+
+    private static void Release(LockKey key)
     {
         lock (Sync)
         {
@@ -43,7 +47,7 @@ internal static class HeldLocks
         }
     }
 
-    private sealed class Entry((object, string) key) : IDisposable
+    private sealed class Entry(LockKey key) : IDisposable
     {
         private int _released;
 
