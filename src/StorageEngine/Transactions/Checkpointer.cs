@@ -76,10 +76,11 @@ internal sealed class Checkpointer : IDisposable
     /// and closes pays every time. The start is handed to the thread pool: <see cref="Thread.Start()"/> waits
     /// until the new thread runs, which on an idle virtual machine is a wake-up of a halted core: medians of 0.4
     /// to 4.3 ms at different times of one day on a 2 vCPU machine, which in the first commit made creating a
-    /// document store and its two indexes take up to three times as long. Commits never wait for a checkpoint, so a thread that starts a little later changes
-    /// nothing else; a start the pool leaves waiting past <see cref="StartPatience"/> is made by the next commit,
-    /// and one still waiting when there is work for the thread (a checkpoint asked for, a journal spare wanted) is
-    /// made by the commit that asks (<see cref="StartForWork"/>).
+    /// document store and its two indexes take up to three times as long. Commits never wait for a checkpoint, so
+    /// a thread that starts a little later changes nothing else; a start the pool leaves waiting past
+    /// <see cref="StartPatience"/> is made by the next commit, and one still waiting when there is work for the
+    /// thread (a checkpoint asked for, a journal spare wanted) is made by the commit that asks
+    /// (<see cref="StartForWork"/>).
     /// </summary>
     public void EnsureStarted()
     {
