@@ -224,9 +224,20 @@ public sealed partial class StorageEnvironment : IDisposable
             foreach (var name in _fileSystem.ListFiles(Directory))
             {
                 if (!JournalFileNames.IsJournalFile(name)) continue;
+                long length;
+                try
+                {
+                    // Existing: a file deleted since the listing (retired by a checkpoint, taken by a switch, a failed
+                    // spare cleaned up) must not be made again, empty, by looking at it.
+                    using var file = _fileSystem.Open(Path.Combine(Directory, name), StorageFileMode.Buffered | StorageFileMode.Existing);
+                    length = file.Length;
+                }
+                catch (FileNotFoundException)
+                {
+                    continue;
+                }
                 journalFiles++;
-                using var file = _fileSystem.Open(Path.Combine(Directory, name), StorageFileMode.Buffered);
-                journalBytes += file.Length;
+                journalBytes += length;
             }
         }
         return new EnvironmentStatistics

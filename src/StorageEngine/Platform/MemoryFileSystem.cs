@@ -60,6 +60,7 @@ internal sealed class MemoryFileSystem : IFileSystem
         {
             if (!_files.TryGetValue(key, out MemoryFileState? state))
             {
+                if ((mode & StorageFileMode.Existing) != 0) throw new FileNotFoundException($"Could not find file '{path}'.", path);
                 state = new MemoryFileState(_simulatesPowerLoss);
                 _files.Add(key, state);
             }

@@ -26,7 +26,7 @@ internal sealed class OsFileSystem : IFileSystem
     {
         bool existed = File.Exists(path);
         OsStorageFile file = OsStorageFile.Open(path, mode);
-        if (!existed && (mode & StorageFileMode.RenamedIntoPlace) == 0)
+        if (!existed && (mode & (StorageFileMode.RenamedIntoPlace | StorageFileMode.Existing)) == 0)
         {
             try
             {

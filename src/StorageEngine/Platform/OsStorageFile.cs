@@ -61,6 +61,9 @@ internal sealed unsafe partial class OsStorageFile : IStorageFile
     public static OsStorageFile Open(string path, StorageFileMode mode)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
+        bool existing = (mode & StorageFileMode.Existing) != 0;
+        if (existing && (mode & StorageFileMode.UnbufferedWriteThrough) != 0)
+            throw new ArgumentException("Only buffered opens take StorageFileMode.Existing.", nameof(mode));
 
         if ((mode & StorageFileMode.UnbufferedWriteThrough) != 0)
         {
@@ -88,27 +91,28 @@ internal sealed unsafe partial class OsStorageFile : IStorageFile
             // writes plus Flush (F_FULLFSYNC, DarwinNative) is the only durable option there.
         }
 
-        FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete);
+        FileStream stream = OpenStream(path, FileShare.ReadWrite | FileShare.Delete, existing);
         bool mapAppends = (mode & StorageFileMode.MappedAppends) != 0 && (OperatingSystem.IsLinux() || OperatingSystem.IsWindows());
         return new OsStorageFile(path, stream.SafeFileHandle, stream, isWriteThrough: false, alignment: 1, mapAppends);
     }
 
     /// <summary>
     /// Opens a handle through FileStream rather than File.OpenHandle, because only FileStreamOptions can set the
-    /// Unix create mode atomically (0600: environment files may hold sensitive data).
+    /// Unix create mode atomically (0600: environment files may hold sensitive data). With
+    /// <paramref name="existing"/>, a missing file is a <see cref="FileNotFoundException"/> and nothing is created.
     /// </summary>
-    internal static FileStream OpenStream(string path, FileShare share)
+    internal static FileStream OpenStream(string path, FileShare share, bool existing = false)
     {
         var options = new FileStreamOptions
         {
-            Mode = FileMode.OpenOrCreate,
+            Mode = existing ? FileMode.Open : FileMode.OpenOrCreate,
             Access = FileAccess.ReadWrite,
             Share = share,
 
             // No FileStream buffer: all I/O goes through RandomAccess on the handle.
             BufferSize = 0,
         };
-        if (!OperatingSystem.IsWindows())
+        if (!existing && !OperatingSystem.IsWindows())
         {
             options.UnixCreateMode = UnixFileMode.UserRead | UnixFileMode.UserWrite;
         }

@@ -30,4 +30,11 @@ internal enum StorageFileMode
     /// name or nothing, and the next try starts the file again either way.
     /// </summary>
     RenamedIntoPlace = 4,
+
+    /// <summary>
+    /// Opens only a file that exists, and creates nothing: a missing one is a <see cref="FileNotFoundException"/>.
+    /// For a look at a file that another thread may delete meanwhile (the journal files that statistics list):
+    /// opening it the usual way made an empty file again under the deleted one's name. Buffered opens only.
+    /// </summary>
+    Existing = 8,
 }

@@ -129,9 +129,16 @@ internal sealed class JournalTail : IDisposable
         _file = null;
         _openFileNumber = -1;
         string path = PathOf(fileNumber);
-        // Opening creates missing files; a file the writer has not made yet must stay missing.
-        if (!_fileSystem.Exists(path)) return null;
-        _file = _fileSystem.Open(path, StorageFileMode.Buffered);
+        // Only an existing file: one the writer has not made yet must stay missing, and one a checkpoint retired
+        // since must not come back empty.
+        try
+        {
+            _file = _fileSystem.Open(path, StorageFileMode.Buffered | StorageFileMode.Existing);
+        }
+        catch (FileNotFoundException)
+        {
+            return null;
+        }
         _openFileNumber = fileNumber;
         return _file;
     }

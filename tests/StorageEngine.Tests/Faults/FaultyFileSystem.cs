@@ -148,7 +148,7 @@ internal sealed class FaultyFileSystem : IFileSystem
 
     public IStorageFile Open(string path, StorageFileMode mode)
     {
-        if (!Inner.Exists(path)) ThrowIfFaulted(FileOperation.DirectoryChange, path, out _);
+        if ((mode & StorageFileMode.Existing) == 0 && !Inner.Exists(path)) ThrowIfFaulted(FileOperation.DirectoryChange, path, out _);
         bool writeThrough = (mode & StorageFileMode.UnbufferedWriteThrough) != 0;
         var inner = Inner.Open(path, BufferedJournal && writeThrough ? StorageFileMode.Buffered : mode);
         return new FaultyStorageFile(this, inner, reportWriteThrough: BufferedJournal ? false : null);
