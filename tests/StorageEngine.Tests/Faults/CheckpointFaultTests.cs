@@ -113,7 +113,8 @@ public sealed class CheckpointFaultTests
         environment.Checkpoint();
         for (int i = 0; i < 5; i++) Assert.ThrowsAny<IOException>(() => environment.PrepareJournal());
         // The checkpointer thread may be in its own attempt, between making the file and deleting it after the
-        // failure (the Wine leg listed one so): a leaked file stays, a file in flight goes.
+        // failure: a leaked file stays, a file in flight goes. (The statistics polled above once made such a file
+        // again after its deletion: StatisticsDoNotMakeADeletedJournalFileAgainTests.)
         SpinWait.SpinUntil(() => filesBefore.SequenceEqual(JournalFileNames(fileSystem)), TimeSpan.FromSeconds(10));
         var filesAfter = JournalFileNames(fileSystem);
         Assert.True(filesBefore.SequenceEqual(filesAfter),
