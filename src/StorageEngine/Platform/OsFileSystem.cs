@@ -24,9 +24,10 @@ internal sealed class OsFileSystem : IFileSystem
     /// <inheritdoc />
     public IStorageFile Open(string path, StorageFileMode mode)
     {
-        bool existed = File.Exists(path);
+        // Only an open that may create the file asks whether it exists: neither kind below syncs the directory.
+        bool created = (mode & (StorageFileMode.RenamedIntoPlace | StorageFileMode.Existing)) == 0 && !File.Exists(path);
         OsStorageFile file = OsStorageFile.Open(path, mode);
-        if (!existed && (mode & (StorageFileMode.RenamedIntoPlace | StorageFileMode.Existing)) == 0)
+        if (created)
         {
             try
             {
