@@ -20,6 +20,7 @@ internal static class Operations
     public const string GetMany = "Tree.GetMany";
     public const string Apply = "Tree.Apply";
     public const string GetLeafDirectory = "Tree.GetLeafDirectory";
+    public const string Salvage = "Tree.Salvage";
     public const string CursorFirst = "Cursor.First";
     public const string CursorLast = "Cursor.Last";
     public const string CursorSeek = "Cursor.Seek";

@@ -58,13 +58,21 @@ public abstract class Transaction : IDisposable
     {
         get
         {
-            if (_rootTree is null && Snapshot.State.RootTree.RootPage != 0) _rootTree = new BTree(Pages, Snapshot.State.RootTree);
+            if (_rootTree is null && Snapshot.State.RootTree.RootPage != 0) _rootTree = NewTree(Snapshot.State.RootTree);
             return _rootTree;
         }
         set => _rootTree = value;
     }
 
     internal OpenedTrees OpenedTrees => new(_trees, _lastTree);
+
+    /// <summary>
+    /// A tree object for <paramref name="header"/> in this transaction. A write transaction's come from its page
+    /// writer, which reuses them once the transaction ends: every path to one goes through the transaction's
+    /// guarded operations (see <see cref="Enter"/>), which an ended transaction refuses.
+    /// </summary>
+    private protected BTree NewTree(in TreeHeader header) =>
+        IsWritable && Pages is PageWriter writer ? writer.RentTree(header) : new BTree(Pages, header);
 
     /// <summary>Opens an existing tree.</summary>
     /// <exception cref="KeyNotFoundException">No tree has that name.</exception>
@@ -101,7 +109,7 @@ public abstract class Transaction : IDisposable
         if (btree is null)
         {
             if (!TryLoadTree(name, out var header, out headerInState)) return false;
-            btree = new BTree(Pages, header);
+            btree = NewTree(header);
             if (!IsWritable) Snapshot.AddReadTree(name, btree);
         }
         tree = new Tree(this, name, btree) { HeaderInState = headerInState };

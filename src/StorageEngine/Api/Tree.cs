@@ -21,13 +21,14 @@ public sealed partial class Tree
         _transaction = transaction;
         Name = name;
         BTree = tree;
+        Options = tree.IsFixedInt64 ? TreeOptions.Int64Keys : TreeOptions.None;
     }
 
     /// <summary>The tree's name.</summary>
     public string Name { get; }
 
     /// <summary>The options it was created with.</summary>
-    public TreeOptions Options => BTree.IsFixedInt64 ? TreeOptions.Int64Keys : TreeOptions.None;
+    public TreeOptions Options { get; }
 
     /// <summary>Number of entries, as this transaction sees them.</summary>
     public long Count
@@ -41,6 +42,10 @@ public sealed partial class Tree
         }
     }
 
+    /// <summary>
+    /// The tree as this transaction sees it. In a write transaction the object is reused by later writers once this
+    /// one ends (see PageWriter.RentTree): only code inside one of the transaction's guarded operations may use it.
+    /// </summary>
     internal BTree BTree { get; }
 
     /// <summary>Entries, depth and pages of the tree as this transaction sees it.</summary>

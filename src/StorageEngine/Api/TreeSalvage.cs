@@ -22,16 +22,24 @@ public static unsafe class TreeSalvage
     {
         ArgumentNullException.ThrowIfNull(tree);
         ArgumentNullException.ThrowIfNull(visit);
-        tree.ThrowIfTransactionInactive();
-        var btree = tree.BTree;
-        var header = btree.Header;
-        var damaged = new List<DamagedPage>();
-        long read = 0;
-        if (header.Depth < 1 || header.Depth > BTree.MaxDepth)
-            damaged.Add(new DamagedPage(header.RootPage, $"the tree's header records a depth of {header.Depth}, outside 1 to {BTree.MaxDepth}", "the whole tree"));
-        else
-            Walk(btree, header.RootPage, header.Depth, visit, damaged, ref read, cancellationToken);
-        return new SalvageResult(read, header.EntryCount, damaged);
+        // Entered like every operation: a write transaction's tree objects are reused once it ends.
+        var transaction = tree.Enter(Operations.Salvage, out bool asOwner);
+        try
+        {
+            var btree = tree.BTree;
+            var header = btree.Header;
+            var damaged = new List<DamagedPage>();
+            long read = 0;
+            if (header.Depth < 1 || header.Depth > BTree.MaxDepth)
+                damaged.Add(new DamagedPage(header.RootPage, $"the tree's header records a depth of {header.Depth}, outside 1 to {BTree.MaxDepth}", "the whole tree"));
+            else
+                Walk(btree, header.RootPage, header.Depth, visit, damaged, ref read, cancellationToken);
+            return new SalvageResult(read, header.EntryCount, damaged);
+        }
+        finally
+        {
+            transaction.Exit(asOwner);
+        }
     }
 
     private static void Walk(BTree tree, long pageNumber, int level, SalvageVisitor visit, List<DamagedPage> damaged, ref long read,

@@ -67,7 +67,7 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
         Tree.EncodeName(name, key);
         var flags = (options & TreeOptions.Int64Keys) != 0 ? TreeFlags.FixedInt64Keys : TreeFlags.None;
         var header = BTree.Create(_pages, flags);
-        var tree = new Tree(this, name, new BTree(_pages, header));
+        var tree = new Tree(this, name, NewTree(header));
         tree.MarkCreated();
         Remember(tree);
         return tree;
@@ -284,7 +284,7 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
         {
             if (!tree.IsChanged || (tree.HeaderInState && !tree.IsDropped)) continue;
             int length = Tree.EncodeName(tree.Name, key);
-            var root = RootTree ?? (RootTree = new BTree(_pages, BTree.Create(_pages, TreeFlags.None)));
+            var root = RootTree ?? (RootTree = NewTree(BTree.Create(_pages, TreeFlags.None)));
             if (tree.IsDropped)
             {
                 root.Delete(key[..length]);

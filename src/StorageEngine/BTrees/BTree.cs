@@ -13,17 +13,24 @@ internal sealed unsafe partial class BTree
     /// <summary>Deepest tree supported; far beyond what 2^63 bytes of pages can build.</summary>
     public const int MaxDepth = 32;
 
-    private readonly IPageSource _source;
-    private readonly IPageSink? _sink;
+    // Set by Reset: a write transaction's trees are reused by the writers after it (see PageWriter.RentTree).
+    private IPageSource _source = null!;
+    private IPageSink? _sink;
     // The sink's scratch, read once: the descent path lives there and is touched at every level of a change.
-    private readonly byte* _scratch;
-    private readonly int _pageSize;
-    private readonly bool _fixedInt64;
+    private byte* _scratch;
+    private int _pageSize;
+    private bool _fixedInt64;
     private TreeHeader _header;
     // The writer's change stamp after this tree's last put appended to its last leaf without splitting; 0 when none.
     private long _appendStamp;
 
-    public BTree(IPageSource source, in TreeHeader header)
+    public BTree(IPageSource source, in TreeHeader header) => Reset(source, header);
+
+    /// <summary>
+    /// Makes this object the tree <paramref name="header"/> describes, seen through <paramref name="source"/>, as a
+    /// new one would be: nothing of what it was before is kept.
+    /// </summary>
+    public void Reset(IPageSource source, in TreeHeader header)
     {
         _source = source;
         _sink = source as IPageSink;
@@ -31,6 +38,13 @@ internal sealed unsafe partial class BTree
         _pageSize = source.PageSize;
         _header = header;
         _fixedInt64 = (header.Flags & TreeFlags.FixedInt64Keys) != 0;
+        _appendStamp = 0;
+        _leafPathStamp = 0;
+        _leafPathRightmost = false;
+        _lowerBound = _upperBound = null;
+        _lowerLength = _upperLength = 0;
+        IsDirty = false;
+        Version = 0;
         // A third of a page: any full page plus one such entry still splits into two pages that fit, and
         // 1 KB values (the UCSB shape) stay inline on 4 KB pages instead of taking an overflow page each.
         MaxInlineEntrySize = (_pageSize - PageHeader.Size) / 3 - Node.SlotSize;
@@ -50,7 +64,7 @@ internal sealed unsafe partial class BTree
     public IPageSource Source => _source;
 
     /// <summary>Leaf entries larger than this move their value to overflow pages.</summary>
-    public int MaxInlineEntrySize { get; }
+    public int MaxInlineEntrySize { get; private set; }
 
     /// <summary>Largest key for a page size: at least three keys must fit a branch page (1 KB keys on 4 KB pages).</summary>
     public static int MaxKeySizeFor(int pageSize) => Math.Max(1024, (pageSize - PageHeader.Size) / 4 - 32);

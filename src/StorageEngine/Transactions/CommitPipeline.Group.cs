@@ -13,6 +13,8 @@ internal sealed partial class CommitPipeline
     private readonly List<PendingCommit> _queue = new();
     private readonly List<PendingCommit> _group = new();
     private readonly List<JournalEntry> _groupEntries = new();
+    // The group's encoded states, which its journal entries point into (see WriteGroup).
+    private byte[] _groupStates = new byte[4 * EnvironmentState.Size];
     private bool _groupWriting;
     // Write transactions begun (or waiting for the lock) and not yet committed or ended, and the committers
     // expected in a group (the last group's size plus those that queued while it was written): a leader gives
@@ -40,7 +42,7 @@ internal sealed partial class CommitPipeline
         pages.Seal(sealedPages, runs, encodeDiffs: _journal is not null, valuesInPlaceFrom, valuesInPlace, out byte[]? diffs);
         long bytes = 0;
         foreach (var run in runs) bytes += run.IsDiff ? run.Diff.Length : (long)run.PageCount * _pageSize;
-        var commit = new PendingCommit(state, Encode(state), sealedPages, runs, diffs, bytes, pages.FreedEarlier, valuesInPlace);
+        var commit = new PendingCommit(state, sealedPages, runs, diffs, bytes, Pending.RentFreed(pages.FreedEarlier), valuesInPlace);
         if (bytes > MaxTransactionBytes)
         {
             Pending.Release(commit, _pool);
@@ -71,7 +73,7 @@ internal sealed partial class CommitPipeline
         }
         // Sized first, so that a refusal (disk full) changes nothing.
         EnsureCapacity(state);
-        var commit = PendingCommit.Applied(state, Encode(state), runs);
+        var commit = PendingCommit.Applied(state, runs);
         Enqueue(commit);
         WaitDurable(commit, spin: false);
     }
@@ -126,13 +128,6 @@ internal sealed partial class CommitPipeline
         {
             throw new StorageException($"The data file could not grow to {state.PageCount} pages ({e.Message}); the transaction was not committed and earlier commits are intact.", e);
         }
-    }
-
-    private static byte[] Encode(EnvironmentState state)
-    {
-        var encoded = new byte[EnvironmentState.Size];
-        MemoryMarshal.Write(encoded, in state);
-        return encoded;
     }
 
     private void Enqueue(PendingCommit commit)
@@ -236,7 +231,16 @@ internal sealed partial class CommitPipeline
         if (_journal is not null)
         {
             _groupEntries.Clear();
-            foreach (var member in group) _groupEntries.Add(member.ToJournalEntry());
+            // The states as the records carry them, encoded here rather than kept per commit: the journal copies
+            // them into its records before Append returns, so one buffer serves every group.
+            if (_groupStates.Length < group.Count * EnvironmentState.Size) _groupStates = new byte[group.Count * 2 * EnvironmentState.Size];
+            for (int i = 0; i < group.Count; i++)
+            {
+                var state = _groupStates.AsMemory(i * EnvironmentState.Size, EnvironmentState.Size);
+                var memberState = group[i].State;
+                MemoryMarshal.Write(state.Span, in memberState);
+                _groupEntries.Add(new JournalEntry(group[i].TransactionId, state, group[i].Runs));
+            }
             try
             {
                 journalFile = AppendToJournal(_groupEntries);

@@ -36,7 +36,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     private readonly FreeSpaceMap _freeSpace;
     private readonly PageBufferPool _pool;
     private readonly List<long> _order;
-    private readonly List<long> _freedEarlier = new();
+    private readonly List<long> _freedEarlier;
     private long _pageCount;
     // Pages from here on were never handed out before this transaction (a file's page count never shrinks).
     private readonly long _startPageCount;
@@ -51,6 +51,7 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _tables = tables ?? new PageWriterTables();
         _dirty = _tables.Dirty;
         _order = _tables.Order;
+        _freedEarlier = _tables.FreedEarlier;
         _base = source;
         _pending = pending;
         _freeSpace = freeSpace;
@@ -327,9 +328,18 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         }
     }
 
-    /// <summary>Returns the buffers (after commit or on abort).</summary>
+    /// <summary>
+    /// A tree object over this writer for <paramref name="header"/>, one an earlier transaction used when there is
+    /// one; taken back at <see cref="Discard"/>, so only a transaction whose handles refuse every operation once it
+    /// has ended may rent one.
+    /// </summary>
+    public BTree RentTree(in TreeHeader header) => _tables.RentTree(this, header);
+
+    /// <summary>Returns the buffers and the rented trees (after commit or on abort).</summary>
     public void Discard()
     {
+        _freedEarlier.Clear();
+        _tables.ReturnTrees();
         foreach (var (_, run) in _dirty)
         {
             _pool.Return(run.Buffer);

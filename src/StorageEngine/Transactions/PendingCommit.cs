@@ -14,14 +14,13 @@ internal sealed class PendingCommit
     private bool _pagesHandedOver;
     private bool _released;
 
-    public PendingCommit(EnvironmentState state, byte[] encodedState, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes,
+    public PendingCommit(EnvironmentState state, List<CommittedRun> pages, List<JournalPageRun> runs, byte[]? diffs, long recordBytes,
         List<long> freed, List<CommittedRun> valuesInPlace)
     {
         ValuesInPlace = valuesInPlace;
         Freed = freed;
         Diffs = diffs;
         State = state;
-        EncodedState = encodedState;
         Pages = pages;
         Runs = runs;
         RecordBytes = recordBytes;
@@ -32,11 +31,11 @@ internal sealed class PendingCommit
     /// same group write: it holds no page buffers of this environment, frees nothing here, and its runs go
     /// straight into the data file.
     /// </summary>
-    public static PendingCommit Applied(EnvironmentState state, byte[] encodedState, List<JournalPageRun> runs)
+    public static PendingCommit Applied(EnvironmentState state, List<JournalPageRun> runs)
     {
         long bytes = 0;
         foreach (var run in runs) bytes += run.Data.Length;
-        return new PendingCommit(state, encodedState, new List<CommittedRun>(), runs, null, bytes, new List<long>(), new List<CommittedRun>()) { IsApplied = true };
+        return new PendingCommit(state, new List<CommittedRun>(), runs, null, bytes, new List<long>(), new List<CommittedRun>()) { IsApplied = true };
     }
 
     /// <summary>True for a transaction made by <see cref="Applied"/>.</summary>
@@ -45,9 +44,6 @@ internal sealed class PendingCommit
     public EnvironmentState State { get; }
 
     public long TransactionId => State.TransactionId;
-
-    /// <summary>The state as the journal record carries it.</summary>
-    public byte[] EncodedState { get; }
 
     /// <summary>
     /// The pages that go through the journal, owned by this commit until it is complete and the writer releases
@@ -83,14 +79,16 @@ internal sealed class PendingCommit
 
     /// <summary>
     /// Frees the pages and the diffs (the commit is complete, or failed before it was queued) and gives up its
-    /// lists, emptied, for reuse: nothing may read <see cref="Pages"/> or <see cref="Runs"/> afterwards. False
+    /// lists, emptied, for reuse: nothing may read <see cref="Pages"/>, <see cref="Runs"/> or <see cref="Freed"/> afterwards. False
     /// when it was released before.
     /// </summary>
-    public bool Release(PageBufferPool pool, out List<CommittedRun> pages, out List<JournalPageRun> runs, out List<CommittedRun> valuesInPlace)
+    public bool Release(PageBufferPool pool, out List<CommittedRun> pages, out List<JournalPageRun> runs, out List<CommittedRun> valuesInPlace,
+        out List<long> freed)
     {
         pages = Pages;
         runs = Runs;
         valuesInPlace = ValuesInPlace;
+        freed = Freed;
         if (_released) return false;
         _released = true;
         if (!_pagesHandedOver)
@@ -101,6 +99,7 @@ internal sealed class PendingCommit
         Pages.Clear();
         ValuesInPlace.Clear();
         Runs.Clear();
+        Freed.Clear();
         if (Diffs is { } diffs) System.Buffers.ArrayPool<byte>.Shared.Return(diffs);
         Diffs = null;
         return true;
@@ -130,6 +129,4 @@ internal sealed class PendingCommit
         _completed = true;
         EngineInstruments.CommitCompleted(PreparedAt, Parent, TransactionId, failure);
     }
-
-    public JournalEntry ToJournalEntry() => new(TransactionId, EncodedState, Runs);
 }

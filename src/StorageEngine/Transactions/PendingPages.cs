@@ -19,6 +19,7 @@ internal sealed class PendingPages
     private readonly Stack<List<CommittedRun>> _spareRuns = new();
     private readonly Stack<List<JournalPageRun>> _spareJournalRuns = new();
     private readonly Stack<List<CommittedRun>> _spareValuesInPlace = new();
+    private readonly Stack<List<long>> _spareFreed = new();
 
     public bool IsEmpty => _commits.Count == 0;
 
@@ -48,13 +49,22 @@ internal sealed class PendingPages
          _spareJournalRuns.TryPop(out var runs) ? runs : new List<JournalPageRun>(capacity),
          _spareValuesInPlace.TryPop(out var values) ? values : new List<CommittedRun>());
 
+    /// <summary>A copy of <paramref name="freed"/> for a new commit to keep: in a released commit's list, or a new one.</summary>
+    public List<long> RentFreed(List<long> freed)
+    {
+        if (!_spareFreed.TryPop(out var copy)) copy = new List<long>(freed.Count);
+        copy.AddRange(freed);
+        return copy;
+    }
+
     /// <summary>Frees a commit's buffers and keeps its lists for <see cref="RentLists"/>.</summary>
     public void Release(PendingCommit commit, PageBufferPool pool)
     {
-        if (!commit.Release(pool, out var pages, out var runs, out var values)) return;
+        if (!commit.Release(pool, out var pages, out var runs, out var values, out var freed)) return;
         if (_spareRuns.Count < MaxSpareLists) _spareRuns.Push(pages);
         if (_spareJournalRuns.Count < MaxSpareLists) _spareJournalRuns.Push(runs);
         if (_spareValuesInPlace.Count < MaxSpareLists) _spareValuesInPlace.Push(values);
+        if (_spareFreed.Count < MaxSpareLists) _spareFreed.Push(freed);
     }
 
     /// <summary>Forgets completed commits (their pages are now read from the data file) and frees their buffers.</summary>
