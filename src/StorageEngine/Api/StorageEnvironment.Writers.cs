@@ -5,8 +5,8 @@ namespace StorageEngine;
 // The write transaction: begun under the commit pipeline's write lock, committed through the pipeline.
 public sealed partial class StorageEnvironment : ICommitHost
 {
-    // The last write transaction's page tables, empty, for the next one.
-    private PageWriterTables? _spareTables;
+    // The last write transaction's page writer, its pages discarded, for the next one (see ReturnPageWriter).
+    private PageWriter? _spareWriter;
     // Whether the header records that this session has written journal records (a Safe session's first write sets it).
     private bool _journalMarked;
 
@@ -89,8 +89,9 @@ public sealed partial class StorageEnvironment : ICommitHost
         // Without a journal none ever begins (_checkpointStarted stays 0), so every young page no reader sees is
         // released; skipping the call there leaked each page freed over a commit in flight.
         lock (_reuseGate) _freeSpace.ReleaseYoung(ReusableForShipping(oldest), _checkpointStarted);
-        var source = PageSourceFor(snapshot);
-        var pages = NewPageWriter(snapshot, source, snapshot.TransactionId + 1, Interlocked.Exchange(ref _spareTables, null));
+        var pages = Interlocked.Exchange(ref _spareWriter, null);
+        if (pages is null) pages = NewPageWriter(snapshot, PageSourceFor(snapshot), snapshot.TransactionId + 1);
+        else pages.Begin(snapshot, _commits.Unwritten, snapshot.TransactionId + 1);
         return new WriteTransaction(this, snapshot, pages);
     }
 
@@ -111,9 +112,14 @@ public sealed partial class StorageEnvironment : ICommitHost
     }
 
     /// <summary>Keeps an ended write transaction's page tables for the next one (see <see cref="PageWriterTables"/>).</summary>
-    internal void ReturnPageTables(PageWriterTables? tables)
+    /// <summary>
+    /// Keeps the page writer of a write transaction that has ended, its pages discarded, for the next one: its
+    /// tables, page source and tree objects are reused rather than made anew (unless a large transaction grew them
+    /// past what is worth keeping).
+    /// </summary>
+    internal void ReturnPageWriter(PageWriter pages)
     {
-        if (tables is not null) Volatile.Write(ref _spareTables, tables);
+        if (pages.IsReusable) Volatile.Write(ref _spareWriter, pages);
     }
 
     void ICommitHost.WaitForRecovery() => WaitForRecovery();

@@ -199,8 +199,8 @@ public sealed partial class StorageEnvironment : IDisposable
 
     private SnapshotPageSource PageSourceFor(Snapshot snapshot) => new(snapshot, _verified, _verifiedValues, PageSize, _data.Path, _commits.Unwritten);
 
-    private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId, PageWriterTables? tables = null) =>
-        new(snapshot, source, _commits.Pending, _freeSpace, _pool, _scratch.Pointer, transactionId, tables);
+    private unsafe PageWriter NewPageWriter(Snapshot snapshot, SnapshotPageSource source, long transactionId) =>
+        new(snapshot, source, _commits.Pending, _freeSpace, _pool, _scratch.Pointer, transactionId);
 
     internal void EndRead(int slot)
     {

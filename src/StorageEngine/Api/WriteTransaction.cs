@@ -22,7 +22,16 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
     private PendingCommit? _pending;
 
     internal WriteTransaction(StorageEnvironment environment, Snapshot snapshot, PageWriter pages)
-        : base(environment, snapshot, pages, guarded: true) => _pages = pages;
+        : base(environment, snapshot, pages, guarded: true)
+    {
+        _pages = pages;
+        // Kept here: the page writer serves the next write transaction once this one ends.
+        TransactionId = pages.TransactionId;
+        BeganOnThread = System.Environment.CurrentManagedThreadId;
+    }
+
+    /// <summary>The thread that began the transaction (see StorageEnvironment.NestedWriter).</summary>
+    internal int BeganOnThread { get; }
 
     /// <inheritdoc />
     public override bool IsWritable => true;
@@ -31,7 +40,7 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
     internal long FlowToken { get; set; }
 
     /// <summary>The id this transaction commits as.</summary>
-    public long TransactionId => _pages.TransactionId;
+    public long TransactionId { get; }
 
     /// <summary>Opens the tree, creating it (empty) if it does not exist.</summary>
     /// <param name="name">1 to 255 UTF-8 bytes.</param>
@@ -197,7 +206,7 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
         if (Interlocked.Exchange(ref _committing, 1) != 0)
             throw new InvalidOperationException("The transaction was already committed (or is being committed on another thread); transactions are not thread-safe.");
         var state = Snapshot.State;
-        state.TransactionId = _pages.TransactionId;
+        state.TransactionId = TransactionId;
         if (_pages.DirtyCount > 0 || HasTreeChanges())
         {
             var hints = Environment.HotTreeHints;
@@ -357,7 +366,7 @@ public sealed class WriteTransaction : Transaction, IAsyncDisposable
     {
         if (!_committed) Environment.FreeSpace.Abort();
         _pages.Discard();
-        Environment.ReturnPageTables(_pages.DetachTables());
+        Environment.ReturnPageWriter(_pages);
         Environment.ReleaseWriteLock();
         // A commit waiting for its journal write still counts as open, so that the environment does not close under it.
         return _pending is null && Environment.LeaveTransaction();

@@ -39,16 +39,13 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
     private readonly List<long> _freedEarlier;
     private long _pageCount;
     // Pages from here on were never handed out before this transaction (a file's page count never shrinks).
-    private readonly long _startPageCount;
+    private long _startPageCount;
 
-    /// <summary>
-    /// A writer over <paramref name="snapshot"/>; <paramref name="tables"/> are empty tables an earlier writer left
-    /// (see <see cref="DetachTables"/>), or null for new ones.
-    /// </summary>
+    /// <summary>A writer over <paramref name="snapshot"/>, whose pages <paramref name="source"/> gives.</summary>
     public PageWriter(Snapshot snapshot, SnapshotPageSource source, PendingPages? pending, FreeSpaceMap freeSpace, PageBufferPool pool,
-        byte* scratch, long transactionId, PageWriterTables? tables = null)
+        byte* scratch, long transactionId)
     {
-        _tables = tables ?? new PageWriterTables();
+        _tables = new PageWriterTables();
         _dirty = _tables.Dirty;
         _order = _tables.Order;
         _freedEarlier = _tables.FreedEarlier;
@@ -62,9 +59,26 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _startPageCount = _pageCount;
     }
 
+    /// <summary>
+    /// Starts the next write transaction, over <paramref name="snapshot"/>, on this writer once its last one ended
+    /// (<see cref="Discard"/>) with tables worth keeping (<see cref="IsReusable"/>): a commit then makes no new
+    /// writer, page source or tables.
+    /// </summary>
+    public void Begin(Snapshot snapshot, UnwrittenPages? unwritten, long transactionId)
+    {
+        if (!IsReusable) throw new InvalidOperationException("The page writer still holds a transaction's pages.");
+        _base.Reset(snapshot, unwritten);
+        TransactionId = transactionId;
+        _pageCount = snapshot.State.PageCount;
+        _startPageCount = _pageCount;
+    }
+
+    /// <summary>After <see cref="Discard"/>: whether the next transaction may use this writer (see <see cref="Begin"/>).</summary>
+    public bool IsReusable => _tables.Reusable;
+
     public int PageSize => _base.PageSize;
 
-    public long TransactionId { get; }
+    public long TransactionId { get; private set; }
 
     public byte* Scratch { get; }
 
@@ -348,10 +362,4 @@ internal sealed unsafe class PageWriter : IPageSink, IBitmapPageAccess
         _dirty.Clear();
         _order.Clear();
     }
-
-    /// <summary>
-    /// After <see cref="Discard"/>: the tables, empty, for the next transaction's writer when they are small
-    /// enough to keep (else null). This writer must not be used again.
-    /// </summary>
-    public PageWriterTables? DetachTables() => _tables.Reusable ? _tables : null;
 }

@@ -10,12 +10,13 @@ namespace StorageEngine.Transactions;
 /// </summary>
 internal sealed unsafe class SnapshotPageSource : IPageSource
 {
-    private readonly byte* _base;
-    private readonly long _pageCount;
+    // Set anew by Reset when the writer's page source moves on to a later snapshot.
+    private byte* _base;
+    private long _pageCount;
     private readonly VerifiedPages _verified;
     private readonly VerifiedPages _verifiedValues;
     private readonly string _path;
-    private readonly UnwrittenPages? _unwritten;
+    private UnwrittenPages? _unwritten;
 
     public SnapshotPageSource(Snapshot snapshot, VerifiedPages verified, VerifiedPages verifiedValues, int pageSize, string path, UnwrittenPages? unwritten)
     {
@@ -27,6 +28,17 @@ internal sealed unsafe class SnapshotPageSource : IPageSource
         _verified = verified;
         PageSize = pageSize;
         _path = path;
+    }
+
+    /// <summary>
+    /// Makes this the source of <paramref name="snapshot"/>'s pages: the writer's source is reused from one write
+    /// transaction to the next (see <see cref="PageWriter.Begin"/>).
+    /// </summary>
+    public void Reset(Snapshot snapshot, UnwrittenPages? unwritten)
+    {
+        _unwritten = unwritten;
+        _base = snapshot.Base;
+        _pageCount = snapshot.State.PageCount;
     }
 
     public int PageSize { get; }

@@ -105,4 +105,100 @@ public sealed class NestedBeginWriteTests
         done.Set();
         await holding;
     }
+
+    // A thread of its own (no pool, no synchronization context) tells the flow by the thread alone, without the
+    // AsyncLocal that the tests above go through (xUnit runs them under its synchronization context).
+    private static void OnOwnThread(Action action)
+    {
+        Exception? failure = null;
+        var thread = new Thread(() =>
+        {
+            try
+            {
+                Assert.Null(SynchronizationContext.Current);
+                Assert.False(Thread.CurrentThread.IsThreadPoolThread);
+                action();
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+        });
+        thread.Start();
+        thread.Join();
+        if (failure is not null) throw new Xunit.Sdk.XunitException($"On the thread of its own: {failure}");
+    }
+
+    [Fact]
+    public void On_a_thread_of_its_own_a_nested_BeginWrite_is_refused_too()
+    {
+        using var environment = OpenWithLongTimeout();
+        OnOwnThread(() =>
+        {
+            using var held = environment.BeginWrite();
+            var nested = Assert.Throws<InvalidOperationException>(() => environment.BeginWrite());
+            Assert.Contains("This thread already holds the write transaction", nested.Message);
+            held.Commit();
+            using var next = environment.BeginWrite();
+        });
+    }
+
+    [Fact]
+    public void On_a_thread_of_its_own_a_writer_handed_to_another_thread_is_waited_for()
+    {
+        using var environment = OpenWithLongTimeout();
+        OnOwnThread(() =>
+        {
+            var handed = environment.BeginWrite();
+            handed.CreateTree("t").Put("k"u8, "handed"u8);
+            using var release = new ManualResetEventSlim();
+            var committer = Task.Factory.StartNew(() =>
+            {
+                release.Wait();
+                handed.Commit();
+            }, TaskCreationOptions.LongRunning);
+            _ = Task.Run(async () =>
+            {
+                await Task.Delay(50);
+                release.Set();
+            });
+            using (var next = environment.BeginWrite())
+            {
+                Assert.Equal("handed"u8.ToArray(), next.OpenTree("t").Get("k"u8));
+            }
+            committer.GetAwaiter().GetResult();
+        });
+    }
+
+    [Fact]
+    public void A_writer_begun_on_a_thread_of_its_own_and_used_on_another_makes_that_other_thread_wait()
+    {
+        using var environment = OpenWithLongTimeout();
+        environment.NestedWriteGrace = TimeSpan.FromMilliseconds(300);
+        WriteTransaction? held = null;
+        OnOwnThread(() => held = environment.BeginWrite());
+        // The writer is last used on a second thread, which then begins a writer itself: it did not begin the held
+        // one, so it waits (past the grace) for it instead of being refused as nested.
+        long seen = -1;
+        Exception? failure = null;
+        var second = new Thread(() =>
+        {
+            try
+            {
+                held!.CreateTree("t").Put("k"u8, "v"u8);
+                using var next = environment.BeginWrite();
+                seen = next.OpenTree("t").Count;
+            }
+            catch (Exception e)
+            {
+                failure = e;
+            }
+        });
+        second.Start();
+        Assert.False(second.Join(TimeSpan.FromMilliseconds(800)));
+        held!.Commit();
+        second.Join();
+        Assert.Null(failure);
+        Assert.Equal(1, seen);
+    }
 }
