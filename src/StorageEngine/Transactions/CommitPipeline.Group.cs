@@ -237,8 +237,7 @@ internal sealed partial class CommitPipeline
             for (int i = 0; i < group.Count; i++)
             {
                 var state = _groupStates.AsMemory(i * EnvironmentState.Size, EnvironmentState.Size);
-                var memberState = group[i].State;
-                MemoryMarshal.Write(state.Span, in memberState);
+                MemoryMarshal.Write(state.Span, in group[i].State);
                 _groupEntries.Add(new JournalEntry(group[i].TransactionId, state, group[i].Runs));
             }
             try
@@ -256,7 +255,8 @@ internal sealed partial class CommitPipeline
             PageWriter.MarkVerified(member.Pages, _verified, _verifiedValues);
             PageWriter.MarkVerified(member.ValuesInPlace, _verified, _verifiedValues);
             member.JournalFileNumber = journalFile;
-            var published = new Snapshot(member.State, _data.View, journalFile);
+            var published = member.Snapshot;
+            published.Place(_data.View, journalFile);
             Volatile.Write(ref _published, published);
             _host.Published(published);
         }

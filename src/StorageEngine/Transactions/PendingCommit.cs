@@ -20,7 +20,7 @@ internal sealed class PendingCommit
         ValuesInPlace = valuesInPlace;
         Freed = freed;
         Diffs = diffs;
-        State = state;
+        Snapshot = new Snapshot(state);
         Pages = pages;
         Runs = runs;
         RecordBytes = recordBytes;
@@ -41,7 +41,10 @@ internal sealed class PendingCommit
     /// <summary>True for a transaction made by <see cref="Applied"/>.</summary>
     public bool IsApplied { get; private init; }
 
-    public EnvironmentState State { get; }
+    /// <summary>The snapshot the commit publishes once it is durable and placed (see <see cref="Snapshot.Place"/>).</summary>
+    public Snapshot Snapshot { get; }
+
+    public ref readonly EnvironmentState State => ref Snapshot.State;
 
     public long TransactionId => State.TransactionId;
 

@@ -18,22 +18,35 @@ internal sealed unsafe class Snapshot
     public Snapshot(EnvironmentState state, IMappedView view, long journalFileNumber)
     {
         State = state;
-        View = view;
-        Base = view.Pointer;
-        JournalFileNumber = journalFileNumber;
+        Place(view, journalFileNumber);
     }
 
-    public EnvironmentState State { get; }
+    /// <summary>
+    /// The snapshot a commit will publish, made when it is sealed; <see cref="Place"/> completes it once its
+    /// record is written, before anyone else sees it.
+    /// </summary>
+    public Snapshot(EnvironmentState state) => State = state;
+
+    // A field, not a property: a commit in flight reads it by reference (see PendingCommit.State).
+    public readonly EnvironmentState State;
 
     public long TransactionId => State.TransactionId;
 
     /// <summary>The mapping this snapshot reads its pages through.</summary>
-    public IMappedView View { get; }
+    public IMappedView View { get; private set; } = null!;
 
-    public byte* Base { get; }
+    public byte* Base { get; private set; }
 
     /// <summary>The journal file that holds this transaction's record (recovery starts there once it is checkpointed).</summary>
-    public long JournalFileNumber { get; }
+    public long JournalFileNumber { get; private set; }
+
+    /// <summary>Sets where the snapshot reads its pages and which journal file holds its record: once, before it is published.</summary>
+    public void Place(IMappedView view, long journalFileNumber)
+    {
+        View = view;
+        Base = view.Pointer;
+        JournalFileNumber = journalFileNumber;
+    }
 
     /// <summary>The page source read transactions of this snapshot share, once the first of them made it.</summary>
     public SnapshotPageSource? ReadPages => Volatile.Read(ref _readPages);

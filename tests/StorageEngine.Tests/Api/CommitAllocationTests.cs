@@ -11,8 +11,9 @@ public sealed class CommitAllocationTests
 {
     // What a one-put commit still allocates: the transaction and tree handles, the commit in flight and the snapshot
     // it publishes, and (under a synchronization context or on a pool thread) the execution context that marks the
-    // writer's flow. About 740 bytes per Lazy commit under xUnit since the page writer, its page source and tree
-    // objects serve one write transaction after another (2026-11-28); 1.5 KB before, 1.8 KB at c714d0a
+    // writer's flow. About 620 bytes per Lazy commit under xUnit since the page writer, its page source and tree
+    // objects serve one write transaction after another and a commit in flight holds the snapshot it publishes
+    // (2026-11-28); 1.5 KB before, 1.8 KB at c714d0a
     // (2026-11-21), 5.1 KB before commits stopped feeding the garbage collector (67a816e). The bound leaves room
     // for small changes, not for an object per tree or per page, or a list per commit.
     private const long MaxBytesPerOnePutCommit = 1_000;
