@@ -111,7 +111,6 @@ public sealed partial class StorageEnvironment : ICommitHost
         _commits.WriterLeft(locked: true);
     }
 
-    /// <summary>Keeps an ended write transaction's page tables for the next one (see <see cref="PageWriterTables"/>).</summary>
     /// <summary>
     /// Keeps the page writer of a write transaction that has ended, its pages discarded, for the next one: its
     /// tables, page source and tree objects are reused rather than made anew (unless a large transaction grew them

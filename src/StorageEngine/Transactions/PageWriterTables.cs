@@ -5,8 +5,9 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// The page table of a write transaction (its dirty runs by page number, the list it sorts them in, spare run
-/// objects), which the environment keeps between write transactions so that a commit does not build a new
-/// dictionary, list and run object per page each time. One transaction uses it at a time.
+/// objects, the pages it freed, its B-tree objects), which its page writer keeps from one write transaction to the
+/// next so that a commit does not build a new dictionary, list, run object or tree object each time. One
+/// transaction uses it at a time.
 /// </summary>
 internal sealed class PageWriterTables
 {
