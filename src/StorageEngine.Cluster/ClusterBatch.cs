@@ -65,10 +65,7 @@ public sealed class ClusterBatch
 
     private void Add(byte kind, string tree, ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
     {
-        ArgumentException.ThrowIfNullOrEmpty(tree);
-        int nameLength = Encoding.UTF8.GetByteCount(tree);
-        if (nameLength > 255)
-            throw new ArgumentException($"A tree name is 1 to 255 UTF-8 bytes; '{tree}' is {nameLength}.", nameof(tree));
+        int nameLength = TreeName.Check(tree, nameof(tree));
         if (tree == WriteCommand.ClusterTreeName)
             throw new ArgumentException($"The tree name '{tree}' is reserved for the cluster's own record of the applied log index.", nameof(tree));
         if (key.IsEmpty)

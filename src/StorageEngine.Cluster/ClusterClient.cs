@@ -215,9 +215,8 @@ public sealed class ClusterClient : IAsyncDisposable
 
     private static byte[] TreeRequest(RequestKind kind, string tree, ReadConsistency consistency, byte[] key)
     {
-        ArgumentException.ThrowIfNullOrEmpty(tree);
+        TreeName.Check(tree, nameof(tree));
         byte[] name = Encoding.UTF8.GetBytes(tree);
-        if (name.Length > 255) throw new ArgumentException($"A tree name is 1 to 255 UTF-8 bytes; '{tree}' is {name.Length}.", nameof(tree));
         var request = new byte[3 + name.Length + key.Length];
         request[0] = (byte)kind;
         request[1] = (byte)consistency;

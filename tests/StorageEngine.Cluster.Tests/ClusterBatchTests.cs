@@ -40,6 +40,8 @@ public sealed class ClusterBatchTests
         var batch = new ClusterBatch();
         Assert.Throws<ArgumentException>(() => batch.Put("", "k"u8, "v"u8));
         Assert.Throws<ArgumentException>(() => batch.Put(new string('x', 256), "k"u8, "v"u8));
+        // An unpaired surrogate has no UTF-8 encoding: it must not reach the log as U+FFFD, another tree's name.
+        Assert.Contains("unpaired surrogate", Assert.Throws<ArgumentException>(() => batch.Put("\uD800", "k"u8, "v"u8)).Message);
         Assert.Throws<ArgumentException>(() => batch.Put(WriteCommand.ClusterTreeName, "k"u8, "v"u8));
         Assert.Throws<ArgumentException>(() => batch.Put("t", ReadOnlySpan<byte>.Empty, "v"u8));
         Assert.Throws<ArgumentException>(() => batch.Put("t", "k"u8, new byte[ClusterBatch.MaxEncodedSize]));

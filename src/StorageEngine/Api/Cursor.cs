@@ -5,7 +5,9 @@ namespace StorageEngine;
 /// <summary>
 /// Walks a tree in key order, forwards or backwards, within an optional <see cref="KeyRange"/>. Each move
 /// returns whether the cursor stands on an entry; <see cref="Key"/> and <see cref="Value"/> are then valid
-/// until the next move. In a write transaction the cursor follows changes made to the tree meanwhile.
+/// until the next move. In a write transaction the cursor follows changes made to the tree meanwhile: once its
+/// entry is deleted, <see cref="Key"/> and <see cref="Value"/> throw <see cref="InvalidOperationException"/> until the
+/// cursor moves, and <see cref="Next"/> and <see cref="Previous"/> step to the entries after and before where it stood.
 /// </summary>
 public sealed class Cursor : IDisposable
 {
@@ -42,7 +44,7 @@ public sealed class Cursor : IDisposable
             {
                 return _cursor.Key;
             }
-            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            // A cursor whose entry was deleted says so: the tree is unchanged, the transaction fine.
             catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorKey, e))
             {
                 throw;
@@ -67,7 +69,7 @@ public sealed class Cursor : IDisposable
             {
                 return _cursor.Value;
             }
-            // A cursor whose entry (and all after it) was removed says so: the tree is unchanged, the transaction fine.
+            // A cursor whose entry was deleted says so: the tree is unchanged, the transaction fine.
             catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorValue, e))
             {
                 throw;
@@ -278,11 +280,18 @@ public sealed class Cursor : IDisposable
         return asOwner;
     }
 
-    /// <summary>Leaves the transaction (write transactions) or the cursor's own guard (read transactions).</summary>
+    /// <summary>
+    /// Leaves the transaction (write transactions) or the cursor's own guard (read transactions); a read transaction
+    /// then checks that it was not disposed during the move (see <see cref="Transaction.Exit"/>).
+    /// </summary>
     private void Exit(bool asOwner)
     {
         if (_writable) _transaction.Exit(asOwner);
-        else _guard.Exit(asOwner);
+        else
+        {
+            _guard.Exit(asOwner);
+            _transaction.Exit(asOwner: false);
+        }
     }
 
     private bool Fail(string operation, Exception error) => _transaction.Fail(operation, error);

@@ -27,7 +27,10 @@ public sealed partial class StorageEnvironment
     /// holds a write transaction: it would wait for itself, so it is refused.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="treeName"/> or <paramref name="batch"/> is null.</exception>
-    /// <exception cref="ArgumentException">A key or value of the batch is out of bounds for the tree (nothing of the batch is applied).</exception>
+    /// <exception cref="ArgumentException">
+    /// <paramref name="treeName"/> is not a valid tree name (empty, longer than 255 UTF-8 bytes, or holding an unpaired
+    /// surrogate); or a key or value of the batch is out of bounds for the tree (nothing of the batch is applied).
+    /// </exception>
     /// <exception cref="InvalidOperationException">
     /// No tree is named <paramref name="treeName"/>; the calling thread holds a write transaction; or the environment is
     /// read-only.
@@ -37,7 +40,8 @@ public sealed partial class StorageEnvironment
     /// <exception cref="StorageException">The commit failed; see <see cref="WriteTransaction.Commit"/>.</exception>
     public void Write(string treeName, WriteBatch batch)
     {
-        ArgumentNullException.ThrowIfNull(treeName);
+        // Checked here, not by the group's leader: one caller's bad name must not fail the batches it is grouped with.
+        TreeName.Check(treeName, nameof(treeName));
         ArgumentNullException.ThrowIfNull(batch);
         if (NestedWriter() is { } writer)
             throw new InvalidOperationException(
@@ -58,10 +62,12 @@ public sealed partial class StorageEnvironment
     /// The batch must not change until the task completes; it is left as it was.
     /// </remarks>
     /// <exception cref="ArgumentNullException"><paramref name="treeName"/> or <paramref name="batch"/> is null.</exception>
+    /// <exception cref="ArgumentException"><paramref name="treeName"/> is not a valid tree name.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was canceled before the batch was queued.</exception>
     public ValueTask WriteAsync(string treeName, WriteBatch batch, CancellationToken cancellationToken = default)
     {
-        ArgumentNullException.ThrowIfNull(treeName);
+        // Checked here, not by the group's leader: one caller's bad name must not fail the batches it is grouped with.
+        TreeName.Check(treeName, nameof(treeName));
         ArgumentNullException.ThrowIfNull(batch);
         if (cancellationToken.IsCancellationRequested) return ValueTask.FromCanceled(cancellationToken);
         if (NestedWriter() is { } writer)

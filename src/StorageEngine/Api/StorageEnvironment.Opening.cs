@@ -79,7 +79,18 @@ public sealed partial class StorageEnvironment
     {
         if (!PageSizes.IsValid(options.PageSize))
             throw new ArgumentOutOfRangeException(nameof(options), options.PageSize, $"PageSize must be a power of two from {PageSizes.Min} to {PageSizes.Max}.");
-        if (options.MaxReaders < 1) throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, "MaxReaders must be positive.");
+        if (options.MaxReaders is < 1 or > StorageEnvironmentOptions.MaxReadersLimit)
+            throw new ArgumentOutOfRangeException(nameof(options), options.MaxReaders, $"MaxReaders must be from 1 to {StorageEnvironmentOptions.MaxReadersLimit}.");
+        if (!Enum.IsDefined(options.Durability))
+            throw new ArgumentOutOfRangeException(nameof(options), options.Durability, "Durability must be DurabilityMode.Safe, Lazy or InMemory.");
+        // The checkpointer waits on a handle for up to the interval, on a thread of its own: a value the wait
+        // refuses would end the process from there, and zero would spin that thread.
+        if (options.CheckpointInterval < StorageEnvironmentOptions.MinCheckpointInterval || options.CheckpointInterval > StorageEnvironmentOptions.MaxTimeout)
+            throw new ArgumentOutOfRangeException(nameof(options), options.CheckpointInterval,
+                $"CheckpointInterval must be from {StorageEnvironmentOptions.MinCheckpointInterval.TotalMilliseconds} ms to {StorageEnvironmentOptions.MaxTimeout.TotalDays:0.#} days.");
+        if (options.WriteTimeout != Timeout.InfiniteTimeSpan && (options.WriteTimeout < TimeSpan.Zero || options.WriteTimeout > StorageEnvironmentOptions.MaxTimeout))
+            throw new ArgumentOutOfRangeException(nameof(options), options.WriteTimeout,
+                $"WriteTimeout must be from zero to {StorageEnvironmentOptions.MaxTimeout.TotalDays:0.#} days, or Timeout.InfiniteTimeSpan.");
         if (options.JournalFileSize < 1 << 20) throw new ArgumentOutOfRangeException(nameof(options), options.JournalFileSize, "JournalFileSize must be at least 1 MiB.");
         if (options.CheckpointMemoryThreshold is <= 0)
             throw new ArgumentOutOfRangeException(nameof(options), options.CheckpointMemoryThreshold, "CheckpointMemoryThreshold must be positive (or null for the default).");

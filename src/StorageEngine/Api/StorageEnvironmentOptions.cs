@@ -62,15 +62,25 @@ public sealed class StorageEnvironmentOptions
 
     /// <summary>
     /// Longest time between checkpoints while there are commits to checkpoint; once commits pause for a tenth of
-    /// it (at least 100 ms) a checkpoint runs too. Default 10 seconds.
+    /// it (at least 100 ms) a checkpoint runs too. From 1 millisecond to about 24.8 days (<see cref="int.MaxValue"/>
+    /// milliseconds). Default 10 seconds.
     /// </summary>
     public TimeSpan CheckpointInterval { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>How long <see cref="StorageEnvironment.BeginWrite(TimeSpan?)"/> waits for the running writer by default. Default 30 seconds.</summary>
+    /// <summary>How long <see cref="StorageEnvironment.BeginWrite(TimeSpan?)"/> waits for the running writer by default: zero (try once) to about 24.8 days, or <see cref="Timeout.InfiniteTimeSpan"/>. Default 30 seconds.</summary>
     public TimeSpan WriteTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
-    /// <summary>Most read transactions open at once. Default 1024.</summary>
+    /// <summary>Most read transactions open at once: from 1 to 1,048,576. Default 1024.</summary>
     public int MaxReaders { get; set; } = 1024;
+
+    /// <summary>The largest <see cref="MaxReaders"/> an open accepts.</summary>
+    internal const int MaxReadersLimit = 1 << 20;
+
+    /// <summary>The shortest <see cref="CheckpointInterval"/> an open accepts.</summary>
+    internal static readonly TimeSpan MinCheckpointInterval = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>The longest wait a timeout or interval may ask for: what a wait on a handle accepts (about 24.8 days).</summary>
+    internal static readonly TimeSpan MaxTimeout = TimeSpan.FromMilliseconds(int.MaxValue);
 
     /// <summary>
     /// Open an existing environment for reading only. Nothing is ever written: no checkpoint, no journal file, no

@@ -267,7 +267,26 @@ public abstract class Transaction : IDisposable
     internal void Exit(bool asOwner)
     {
         if (_guarded) _guard.Exit(asOwner);
+        else ThrowIfEndedDuringRead();
     }
+
+    /// <summary>
+    /// Throws when a read transaction was ended while the operation ran, which only another thread can do (misuse: a
+    /// transaction is for one thread at a time). Ending it gave back its reader slot, so the writer may have reused
+    /// the pages the operation read: neither its result nor a <see cref="CorruptionException"/> it raised can be
+    /// trusted, and the caller learns what happened instead. The barrier keeps the page reads before the check:
+    /// a read that saw a reused page then sees the transaction ended, which came first.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void ThrowIfEndedDuringRead()
+    {
+        Volatile.ReadBarrier();
+        if (_disposed != 0) ThrowEndedDuringRead();
+    }
+
+    private void ThrowEndedDuringRead() => throw new ObjectDisposedException(GetType().Name,
+        "The read transaction was disposed on another thread while this operation ran on it, so what the operation read cannot be trusted. " +
+        "A transaction is for one thread at a time: dispose it once its operations have returned.");
 
     /// <summary>
     /// An exception filter for the operations of a write transaction: records the first failure, after which the

@@ -1,4 +1,3 @@
-using System.Text;
 using StorageEngine.BTrees;
 
 namespace StorageEngine;
@@ -101,7 +100,28 @@ public sealed partial class Tree
     }
 
     /// <summary>A copy of the value of <paramref name="key"/>, or null when absent.</summary>
-    public byte[]? Get(ReadOnlySpan<byte> key) => TryGet(key, out var value) ? value.ToArray() : null;
+    /// <remarks>The copy is made inside the operation, so that a read transaction ended meanwhile is noticed after it.</remarks>
+    public byte[]? Get(ReadOnlySpan<byte> key)
+    {
+        var transaction = Enter(Operations.TryGet, out bool asOwner);
+        if (InvalidKey(key) is { } invalid)
+        {
+            transaction.Exit(asOwner);
+            throw invalid;
+        }
+        try
+        {
+            return BTree.TryGet(key, out var value) ? value.ToArray() : null;
+        }
+        catch (Exception e) when (transaction.Fail(Operations.TryGet, e))
+        {
+            throw;
+        }
+        finally
+        {
+            transaction.Exit(asOwner);
+        }
+    }
 
     /// <summary>True when the key is present.</summary>
     public bool ContainsKey(ReadOnlySpan<byte> key) => TryGet(key, out _);
@@ -253,17 +273,7 @@ public sealed partial class Tree
     private void ThrowDropped() => throw new InvalidOperationException($"The tree '{Name}' was deleted in this transaction; open or create it again.");
 
     /// <summary>Throws the <see cref="ArgumentException"/> of an invalid tree name.</summary>
-    internal static void CheckName(string name)
-    {
-        ArgumentNullException.ThrowIfNull(name);
-        if (name.Length == 0) throw new ArgumentException("A tree name must not be empty.", nameof(name));
-        if (Encoding.UTF8.GetByteCount(name) > MaxNameBytes)
-            throw new ArgumentException($"The tree name is longer than {MaxNameBytes} UTF-8 bytes.", nameof(name));
-    }
+    internal static void CheckName(string name) => TreeName.Check(name);
 
-    internal static int EncodeName(string name, Span<byte> destination)
-    {
-        CheckName(name);
-        return Encoding.UTF8.GetBytes(name, destination);
-    }
+    internal static int EncodeName(string name, Span<byte> destination) => TreeName.Encode(name, destination);
 }

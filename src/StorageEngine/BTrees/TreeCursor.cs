@@ -61,10 +61,29 @@ internal sealed unsafe class TreeCursor
     private byte* FindCurrentEntry()
     {
         if (!IsValid) throw new InvalidOperationException("The cursor is not positioned on an entry.");
-        Seek(SavedKey);
-        if (!IsValid) throw new InvalidOperationException("The entry under the cursor was removed and nothing follows it.");
-        return Node.Entry(_leaf, _indexes[LeafLevel]);
+        byte[] key = SavedKey.ToArray();
+        if (Seek(key)) return Node.Entry(_leaf, _indexes[LeafLevel]);
+        StandOnRemoved(key);
+        throw new InvalidOperationException(
+            "The entry under the cursor was deleted in this transaction; move the cursor (Next, Previous, First, Last or Seek) before reading a key or value.");
     }
+
+    /// <summary>
+    /// Puts the cursor back where its deleted entry stood, after <see cref="Seek"/> found the entry after it. Reading
+    /// a key must not move the cursor: Next would then skip that entry, and a range's bound, which the caller checks
+    /// at each move, would not be checked for it.
+    /// </summary>
+    private void StandOnRemoved(byte[] key)
+    {
+        if (_savedKey.Length < key.Length) _savedKey = key;
+        else key.CopyTo(_savedKey, 0);
+        _savedKeyLength = key.Length;
+        IsValid = true;
+        // No tree has this version (versions count up from 0): the next move finds its place from the saved key.
+        _version = RemovedEntryVersion;
+    }
+
+    private const long RemovedEntryVersion = -1;
 
     private bool IsStale => _tracksChanges && _version != _tree.Version;
 
