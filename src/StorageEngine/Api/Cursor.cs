@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using StorageEngine.BTrees;
 
 namespace StorageEngine;
@@ -44,6 +45,12 @@ public sealed class Cursor : IDisposable
             {
                 return _cursor.Key;
             }
+            // Disposed on another thread meanwhile: what was read may be a reused page, not corruption.
+            catch (Exception) when (!_writable && !_transaction.IsActive)
+            {
+                _transaction.ThrowEndedDuringRead();
+                throw;
+            }
             // A cursor whose entry was deleted says so: the tree is unchanged, the transaction fine.
             catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorKey, e))
             {
@@ -68,6 +75,12 @@ public sealed class Cursor : IDisposable
             try
             {
                 return _cursor.Value;
+            }
+            // Disposed on another thread meanwhile: what was read may be a reused page, not corruption.
+            catch (Exception) when (!_writable && !_transaction.IsActive)
+            {
+                _transaction.ThrowEndedDuringRead();
+                throw;
             }
             // A cursor whose entry was deleted says so: the tree is unchanged, the transaction fine.
             catch (Exception e) when (e is not InvalidOperationException && Fail(Operations.CursorValue, e))
@@ -98,7 +111,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -116,7 +129,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -136,7 +149,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -166,7 +179,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -184,7 +197,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -202,7 +215,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            Exit(asOwner);
+            ExitMove(asOwner);
         }
     }
 
@@ -280,11 +293,21 @@ public sealed class Cursor : IDisposable
         return asOwner;
     }
 
-    /// <summary>
-    /// Leaves the transaction (write transactions) or the cursor's own guard (read transactions); a read transaction
-    /// then checks that it was not disposed during the move (see <see cref="Transaction.Exit"/>).
-    /// </summary>
+    /// <summary>Leaves the transaction (write transactions) or the cursor's own guard (read transactions).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Exit(bool asOwner)
+    {
+        if (_writable) _transaction.Exit(asOwner);
+        else _guard.Exit(asOwner);
+    }
+
+    /// <summary>
+    /// <see cref="Exit"/> after a move. A read transaction then checks that it was not disposed during the move (see
+    /// <see cref="Transaction.Exit"/>): a move's answer (is there an entry?) may come from reused pages. Reading the
+    /// key or value needs no check: what it returns is a span, which the dispose invalidates whenever it comes.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void ExitMove(bool asOwner)
     {
         if (_writable) _transaction.Exit(asOwner);
         else

@@ -284,7 +284,8 @@ public abstract class Transaction : IDisposable
         if (_disposed != 0) ThrowEndedDuringRead();
     }
 
-    private void ThrowEndedDuringRead() => throw new ObjectDisposedException(GetType().Name,
+    [DoesNotReturn]
+    internal void ThrowEndedDuringRead() => throw new ObjectDisposedException(GetType().Name,
         "The read transaction was disposed on another thread while this operation ran on it, so what the operation read cannot be trusted. " +
         "A transaction is for one thread at a time: dispose it once its operations have returned.");
 

@@ -58,6 +58,7 @@ internal sealed unsafe class TreeCursor
     }
 
     /// <summary>The slow path of <see cref="CurrentEntry"/>: not on an entry, or the tree changed since the last move.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private byte* FindCurrentEntry()
     {
         if (!IsValid) throw new InvalidOperationException("The cursor is not positioned on an entry.");

@@ -15,7 +15,27 @@ public sealed class AReadTransactionDisposedDuringALookupOnAnotherThreadIsNotCor
     private const int ValueSize = 200;
 
     [Fact]
-    public void Lookups_racing_the_dispose_either_return_the_right_value_or_say_the_transaction_was_disposed()
+    public void Lookups_racing_the_dispose_either_return_the_right_value_or_say_the_transaction_was_disposed() =>
+        RaceTheDispose((tree, cursor, k, problems) =>
+        {
+            // Get copies the value inside the lookup: a span from TryGet is valid only until the dispose.
+            if (tree.Get(Key(k)) is not { } value) lock (problems) problems.Add($"key {k} missing");
+            else if (!IsValueOf(k, value)) lock (problems) problems.Add($"key {k} read a value of another key");
+        });
+
+    [Fact]
+    public void Cursor_moves_racing_the_dispose_find_their_entries_or_say_the_transaction_was_disposed() =>
+        RaceTheDispose((tree, cursor, k, problems) =>
+        {
+            if (!cursor.Seek(Key(k))) lock (problems) problems.Add($"key {k} missing");
+            // The key is read after the move, when the dispose may have come: only its failure is checked.
+            _ = cursor.Key.Length;
+            if (k + 1 < Keys && !cursor.Next()) lock (problems) problems.Add($"nothing after key {k}");
+        });
+
+    private delegate void Lookup(Tree tree, Cursor cursor, int k, List<string> problems);
+
+    private static void RaceTheDispose(Lookup lookup)
     {
         using var environment = StorageEnvironment.Open(new StorageEnvironmentOptions { Durability = DurabilityMode.InMemory });
         using (var write = environment.BeginWrite())
@@ -53,6 +73,7 @@ public sealed class AReadTransactionDisposedDuringALookupOnAnotherThreadIsNotCor
         {
             var read = environment.BeginRead();
             var tree = read.OpenTree("t");
+            var cursor = tree.CreateCursor();
             using var started = new ManualResetEventSlim();
             var lookups = new Thread(() =>
             {
@@ -62,9 +83,7 @@ public sealed class AReadTransactionDisposedDuringALookupOnAnotherThreadIsNotCor
                     while (true)
                     {
                         k = (k * 7 + 13) % Keys;
-                        // Get copies the value inside the lookup: a span from TryGet is valid only until the dispose.
-                        if (tree.Get(Key(k)) is not { } value) lock (problems) problems.Add($"key {k} missing");
-                        else if (!IsValueOf(k, value)) lock (problems) problems.Add($"key {k} read a value of another key");
+                        lookup(tree, cursor, k, problems);
                         started.Set();
                     }
                 }
