@@ -9,6 +9,14 @@ using StorageEngine.CrashChild;
 // and runs until killed (or until --max-transactions more transactions have committed). With --async-depth N it
 // commits with CommitAsync, beginning the next transaction before awaiting, with up to N commits in flight, and
 // prints "committed <i>" once commit i's task has completed.
+// Usage: StorageEngine.CrashChild read-dispose-race <directory> <rounds>: see ReadDisposeRace.
+if (args is ["read-dispose-race", var raceDirectory, var raceRounds])
+{
+    using var raceOut = Console.OpenStandardOutput();
+    return ReadDisposeRace.Run(raceDirectory, int.Parse(raceRounds, CultureInfo.InvariantCulture),
+        line => raceOut.Write(Encoding.ASCII.GetBytes(line + "\n")));
+}
+
 if (args.Length < 1)
 {
     Console.Error.WriteLine("usage: StorageEngine.CrashChild <directory> [--lazy] [--checkpoint-threshold BYTES] [--checkpoint-interval-ms MS] [--journal-size BYTES] [--max-transactions N] [--async-depth N]");

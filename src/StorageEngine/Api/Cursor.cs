@@ -260,7 +260,11 @@ public sealed class Cursor : IDisposable
         {
             int thread = System.Environment.CurrentManagedThreadId;
             asOwner = _guard.TryEnter(thread, out int inside);
-            if (inside != 0) ThrowMoving(operation, inside, thread);
+            if (inside != 0)
+            {
+                _transaction.ExitRead();
+                ThrowMoving(operation, inside, thread);
+            }
         }
         // Only a write transaction deletes trees.
         if (_writable && _tree.IsDropped)
@@ -293,12 +297,16 @@ public sealed class Cursor : IDisposable
         return asOwner;
     }
 
-    /// <summary>Leaves the transaction (write transactions) or the cursor's own guard (read transactions).</summary>
+    /// <summary>Leaves the transaction (write transactions), or the cursor's own guard and the read operation (read transactions).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Exit(bool asOwner)
     {
         if (_writable) _transaction.Exit(asOwner);
-        else _guard.Exit(asOwner);
+        else
+        {
+            _guard.Exit(asOwner);
+            _transaction.ExitRead();
+        }
     }
 
     /// <summary>

@@ -66,6 +66,15 @@ public sealed partial class StorageEnvironment
         }
     }
 
+    /// <summary>
+    /// Releases the memory of a closed environment if nothing reads it any more: called by a read operation that
+    /// found its transaction ended when it left, for which a release may have waited.
+    /// </summary>
+    internal void ReleaseMemoryIfClosedAndUnread()
+    {
+        if (Volatile.Read(ref _closeFinished) != 0) ReleaseMemoryIfUnread();
+    }
+
     // Set once Close no longer uses the mapping or the buffers: from then on the last reader to end releases them.
     private int _closeFinished;
     private int _memoryReleased;
@@ -78,7 +87,11 @@ public sealed partial class StorageEnvironment
     /// </summary>
     private void ReleaseMemoryIfUnread()
     {
-        if (_readers.Count != 0 || Interlocked.Exchange(ref _memoryReleased, 1) != 0) return;
+        if (_readers.Count != 0 || Volatile.Read(ref _memoryReleased) != 0) return;
+        // An operation of a read transaction disposed under it on another thread may still be reading: it retries
+        // the release when it leaves (see ReadActivities).
+        if (ReadActivities.AnyInside()) return;
+        if (Interlocked.Exchange(ref _memoryReleased, 1) != 0) return;
         _data.Dispose();
         // The pool first: a disposed pool frees what is returned to it rather than parking it.
         _pool.Dispose();

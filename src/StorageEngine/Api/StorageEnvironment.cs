@@ -163,6 +163,9 @@ public sealed partial class StorageEnvironment : IDisposable
 
     internal FreeSpaceMap FreeSpace => _freeSpace;
 
+    /// <summary>The read operations running now, per thread: what a close waits out before it releases the memory.</summary>
+    internal ReadActivities ReadActivities { get; } = new();
+
     /// <summary>The writer's memory for choosing the hot tree; under the write lock.</summary>
     internal HotTreeHints HotTreeHints { get; } = new();
 

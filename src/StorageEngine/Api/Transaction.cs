@@ -25,6 +25,9 @@ public abstract class Transaction : IDisposable
     // Write transactions only (see Enter): admits one thread at a time into their operations.
     private readonly bool _guarded;
     private OperationGuard _guard = new();
+    // Read transactions only: the activity of the thread that began it, where its operations count themselves
+    // (another thread's operations count in that thread's own; see ReadActivities).
+    private readonly ReadActivity? _activity;
     // The first operation that failed, set once; from then on every operation but Dispose is refused.
     private OperationFailure? _failure;
 
@@ -34,6 +37,7 @@ public abstract class Transaction : IDisposable
         Snapshot = snapshot;
         Pages = pages;
         _guarded = guarded;
+        if (!guarded) _activity = environment.ReadActivities.ForCurrentThread();
         LastThread = System.Environment.CurrentManagedThreadId;
     }
 
@@ -241,10 +245,34 @@ public abstract class Transaction : IDisposable
     {
         if (!_guarded)
         {
-            ThrowIfInactive();
+            EnterRead();
             return false;
         }
         return EnterGuarded(operation);
+    }
+
+    /// <summary>
+    /// Counts a read operation in the thread's activity, then checks that the transaction is open: in this order,
+    /// so that a close either sees the operation counted or the operation sees the transaction ended before it
+    /// reads a page (see <see cref="ReadActivities"/>).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void EnterRead()
+    {
+        var activity = CurrentActivity();
+        activity.Inside++;
+        if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
+        {
+            activity.Inside--;
+            ThrowIfInactive();
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ReadActivity CurrentActivity()
+    {
+        var activity = _activity!;
+        return activity.Thread == System.Environment.CurrentManagedThreadId ? activity : Environment.ReadActivities.ForCurrentThread();
     }
 
     private bool EnterGuarded(string operation)
@@ -267,21 +295,45 @@ public abstract class Transaction : IDisposable
     internal void Exit(bool asOwner)
     {
         if (_guarded) _guard.Exit(asOwner);
-        else ThrowIfEndedDuringRead();
+        else ExitRead(throwIfEnded: true);
     }
 
     /// <summary>
-    /// Throws when a read transaction was ended while the operation ran, which only another thread can do (misuse: a
+    /// Ends a read operation begun by <see cref="Enter"/> without the check of <see cref="Exit"/>: for an operation
+    /// whose result is a span, which a dispose invalidates whenever it comes.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void ExitRead() => ExitRead(throwIfEnded: false);
+
+    /// <summary>
+    /// Ends a read operation: uncounts it from the thread's activity, then (<paramref name="throwIfEnded"/>) throws
+    /// when the transaction was ended while the operation ran, which only another thread can do (misuse: a
     /// transaction is for one thread at a time). Ending it gave back its reader slot, so the writer may have reused
     /// the pages the operation read: neither its result nor a <see cref="CorruptionException"/> it raised can be
     /// trusted, and the caller learns what happened instead. The barrier keeps the page reads before the check:
     /// a read that saw a reused page then sees the transaction ended, which came first.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void ThrowIfEndedDuringRead()
+    private void ExitRead(bool throwIfEnded)
     {
+        var activity = CurrentActivity();
+        // A release store: the operation's page reads come before it, as a close that sees the count at zero needs.
+        Volatile.Write(ref activity.Inside, activity.Inside - 1);
         Volatile.ReadBarrier();
-        if (_disposed != 0) ThrowEndedDuringRead();
+        if (_disposed != 0) EndedDuringRead(throwIfEnded);
+    }
+
+    /// <summary>
+    /// A read operation's transaction was ended while it ran. A close may have postponed releasing the memory for
+    /// this operation (see <see cref="ReadActivities"/>): now that it is out, it retries the release. The full fence
+    /// orders its count's store before the close's flag is read, against the close's flag store and scan.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void EndedDuringRead(bool throwIt)
+    {
+        Interlocked.MemoryBarrier();
+        Environment.ReleaseMemoryIfClosedAndUnread();
+        if (throwIt) ThrowEndedDuringRead();
     }
 
     [DoesNotReturn]

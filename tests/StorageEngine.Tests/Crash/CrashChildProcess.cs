@@ -181,7 +181,10 @@ internal sealed class CrashChildProcess : IDisposable
     /// <summary>The failure for a wait that ended without what it waited for: the child died, or it hangs (then it is killed).</summary>
     public Exception NotReached(string expected, TimeSpan timeout)
     {
-        if (_process.HasExited) return ExitedOnItsOwn();
+        bool outputEnded;
+        lock (_gate) outputEnded = _endOfOutput;
+        // Output that ended means a child on its way out: wait for its exit code rather than call it a hang.
+        if (_process.HasExited || (outputEnded && _process.WaitForExit(TimeSpan.FromSeconds(10)))) return ExitedOnItsOwn();
         try
         {
             _process.Kill(entireProcessTree: true);
