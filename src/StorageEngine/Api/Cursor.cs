@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using StorageEngine.BTrees;
+using StorageEngine.Transactions;
 
 namespace StorageEngine;
 
@@ -22,6 +23,8 @@ public sealed class Cursor : IDisposable
     // In a read transaction, which does not guard its operations (see Transaction.Enter), the cursor guards its
     // own state: two threads moving one cursor at once could step it off its page.
     private OperationGuard _guard = new();
+    // Read transactions: the activity the operation inside counted itself in (set and read under the guard).
+    private ReadActivity? _activity;
 
     internal Cursor(Transaction transaction, Tree tree, TreeCursor cursor, KeyRange range)
     {
@@ -255,16 +258,19 @@ public sealed class Cursor : IDisposable
     private bool Enter(string operation)
     {
         if (_disposed) ThrowDisposed();
-        bool asOwner = _transaction.Enter(operation);
-        if (!_writable)
+        bool asOwner;
+        if (_writable) asOwner = _transaction.Enter(operation);
+        else
         {
             int thread = System.Environment.CurrentManagedThreadId;
+            var activity = _transaction.EnterRead(thread);
             asOwner = _guard.TryEnter(thread, out int inside);
             if (inside != 0)
             {
-                _transaction.ExitRead();
+                _transaction.ExitRead(activity, throwIfEnded: false);
                 ThrowMoving(operation, inside, thread);
             }
+            _activity = activity;
         }
         // Only a write transaction deletes trees.
         if (_writable && _tree.IsDropped)
@@ -304,8 +310,9 @@ public sealed class Cursor : IDisposable
         if (_writable) _transaction.Exit(asOwner);
         else
         {
+            var activity = _activity!;
             _guard.Exit(asOwner);
-            _transaction.ExitRead();
+            _transaction.ExitRead(activity, throwIfEnded: false);
         }
     }
 
@@ -320,8 +327,9 @@ public sealed class Cursor : IDisposable
         if (_writable) _transaction.Exit(asOwner);
         else
         {
+            var activity = _activity!;
             _guard.Exit(asOwner);
-            _transaction.Exit(asOwner: false);
+            _transaction.ExitRead(activity, throwIfEnded: true);
         }
     }
 

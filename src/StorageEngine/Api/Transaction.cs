@@ -243,36 +243,28 @@ public abstract class Transaction : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool Enter(string operation)
     {
-        if (!_guarded)
-        {
-            EnterRead();
-            return false;
-        }
+        if (!_guarded) return ReferenceEquals(EnterRead(System.Environment.CurrentManagedThreadId), _activity);
         return EnterGuarded(operation);
     }
 
     /// <summary>
-    /// Counts a read operation in the thread's activity, then checks that the transaction is open: in this order,
-    /// so that a close either sees the operation counted or the operation sees the transaction ended before it
-    /// reads a page (see <see cref="ReadActivities"/>).
+    /// Begins a read operation on <paramref name="thread"/> (the caller's managed id): counts it in the thread's
+    /// activity, then checks that the transaction is open, in this order, so that a close either sees the
+    /// operation counted or the operation sees the transaction ended before it reads a page (see
+    /// <see cref="ReadActivities"/>). Pass the activity returned to <see cref="ExitRead"/>.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void EnterRead()
+    internal ReadActivity EnterRead(int thread)
     {
-        var activity = CurrentActivity();
+        var activity = _activity!;
+        if (activity.Thread != thread) activity = Environment.ReadActivities.ForCurrentThread();
         activity.Inside++;
         if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
         {
             activity.Inside--;
             ThrowIfInactive();
         }
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private ReadActivity CurrentActivity()
-    {
-        var activity = _activity!;
-        return activity.Thread == System.Environment.CurrentManagedThreadId ? activity : Environment.ReadActivities.ForCurrentThread();
+        return activity;
     }
 
     private bool EnterGuarded(string operation)
@@ -295,18 +287,13 @@ public abstract class Transaction : IDisposable
     internal void Exit(bool asOwner)
     {
         if (_guarded) _guard.Exit(asOwner);
-        else ExitRead(throwIfEnded: true);
+        // A read operation returns true when it counted in the transaction's own activity.
+        else ExitRead(asOwner ? _activity! : Environment.ReadActivities.ForCurrentThread(), throwIfEnded: true);
     }
 
     /// <summary>
-    /// Ends a read operation begun by <see cref="Enter"/> without the check of <see cref="Exit"/>: for an operation
-    /// whose result is a span, which a dispose invalidates whenever it comes.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal void ExitRead() => ExitRead(throwIfEnded: false);
-
-    /// <summary>
-    /// Ends a read operation: uncounts it from the thread's activity, then (<paramref name="throwIfEnded"/>) throws
+    /// Ends a read operation begun by <see cref="EnterRead"/>, which returned <paramref name="activity"/>: uncounts it,
+    /// then (<paramref name="throwIfEnded"/>) throws
     /// when the transaction was ended while the operation ran, which only another thread can do (misuse: a
     /// transaction is for one thread at a time). Ending it gave back its reader slot, so the writer may have reused
     /// the pages the operation read: neither its result nor a <see cref="CorruptionException"/> it raised can be
@@ -314,9 +301,8 @@ public abstract class Transaction : IDisposable
     /// a read that saw a reused page then sees the transaction ended, which came first.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void ExitRead(bool throwIfEnded)
+    internal void ExitRead(ReadActivity activity, bool throwIfEnded)
     {
-        var activity = CurrentActivity();
         // A release store: the operation's page reads come before it, as a close that sees the count at zero needs.
         Volatile.Write(ref activity.Inside, activity.Inside - 1);
         Volatile.ReadBarrier();
