@@ -114,7 +114,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -132,7 +132,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -152,7 +152,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -182,7 +182,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -200,7 +200,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -218,7 +218,7 @@ public sealed class Cursor : IDisposable
         }
         finally
         {
-            ExitMove(asOwner);
+            Exit(asOwner, moved: true);
         }
     }
 
@@ -303,33 +303,22 @@ public sealed class Cursor : IDisposable
         return asOwner;
     }
 
-    /// <summary>Leaves the transaction (write transactions), or the cursor's own guard and the read operation (read transactions).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void Exit(bool asOwner)
-    {
-        if (_writable) _transaction.Exit(asOwner);
-        else
-        {
-            var activity = _activity!;
-            _guard.Exit(asOwner);
-            _transaction.ExitRead(activity, throwIfEnded: false);
-        }
-    }
-
     /// <summary>
-    /// <see cref="Exit"/> after a move. A read transaction then checks that it was not disposed during the move (see
-    /// <see cref="Transaction.Exit"/>): a move's answer (is there an entry?) may come from reused pages. Reading the
-    /// key or value needs no check: what it returns is a span, which the dispose invalidates whenever it comes.
+    /// Leaves the transaction (write transactions), or the cursor's own guard and the read operation (read
+    /// transactions). After a move (<paramref name="moved"/>) a read transaction checks that it was not disposed
+    /// during the move (see <see cref="Transaction.Exit"/>): a move's answer (is there an entry?) may come from
+    /// reused pages. Reading the key or value needs no check: what it returns is a span, which the dispose
+    /// invalidates whenever it comes.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void ExitMove(bool asOwner)
+    private void Exit(bool asOwner, bool moved = false)
     {
         if (_writable) _transaction.Exit(asOwner);
         else
         {
             var activity = _activity!;
             _guard.Exit(asOwner);
-            _transaction.ExitRead(activity, throwIfEnded: true);
+            _transaction.ExitRead(activity, throwIfEnded: moved);
         }
     }
 
