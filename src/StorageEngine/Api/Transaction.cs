@@ -258,7 +258,9 @@ public abstract class Transaction : IDisposable
     {
         var activity = _activity!;
         if (activity.Thread != thread) activity = Environment.ReadActivities.ForCurrentThread();
-        activity.Inside++;
+        // Volatile: the store and the read of the flag below stay in this order for the compiler (and for an ARM64
+        // core, whose release store and acquire load keep it), as OperationGuard's owner does.
+        Volatile.Write(ref activity.Inside, activity.Inside + 1);
         if (Volatile.Read(ref _disposed) != 0 || Environment.IsDisposed)
         {
             activity.Inside--;
