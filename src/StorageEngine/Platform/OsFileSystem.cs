@@ -91,16 +91,37 @@ internal sealed class OsFileSystem : IFileSystem
             return;
         }
 
-        if (OperatingSystem.IsWindows())
+        try
         {
-            Directory.CreateDirectory(path);
+            if (OperatingSystem.IsWindows())
+            {
+                Directory.CreateDirectory(path);
+            }
+            else
+            {
+                Directory.CreateDirectory(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+            }
         }
-        else
+        // .NET says only "The file '...' already exists", which reads as if the environment's own file were in the way.
+        catch (IOException e) when (FileOnPath(path) is { } file)
         {
-            Directory.CreateDirectory(path, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+            throw new IOException(file == Path.GetFullPath(path)
+                ? $"Cannot open an environment at '{path}': it is a file. An environment is a directory that holds its files."
+                : $"Cannot create the environment's directory '{path}': '{file}' is a file, not a directory.", e);
         }
 
         SyncParentDirectory(path);
+    }
+
+    /// <summary>The path itself or the nearest of its parents that exists as a file (not a directory), if any.</summary>
+    private static string? FileOnPath(string path)
+    {
+        for (string? at = Path.GetFullPath(path); !string.IsNullOrEmpty(at); at = Path.GetDirectoryName(at))
+        {
+            if (File.Exists(at)) return at;
+            if (Directory.Exists(at)) return null;
+        }
+        return null;
     }
 
     /// <inheritdoc />
