@@ -15,6 +15,12 @@ internal interface IDocumentEngine : IDisposable
     /// <summary>Opens the database in its directory, creating it and its two indexes when new.</summary>
     void Open();
 
+    /// <summary>
+    /// After <see cref="Open"/> created the database: whatever it takes, beyond the engine's own create, for the new
+    /// database to survive a power loss (nothing for an engine whose create is durable).
+    /// </summary>
+    void MakeCreationDurable();
+
     /// <summary>Closes the database cleanly.</summary>
     void Close();
 

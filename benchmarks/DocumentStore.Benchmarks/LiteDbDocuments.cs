@@ -29,6 +29,9 @@ internal sealed class LiteDbDocuments(string directory) : IDocumentEngine
         _collection.EnsureIndex("age");
     }
 
+    /// <summary>LiteDB's create syncs nothing: its files, its directory and the directory's parent are synced here.</summary>
+    public void MakeCreationDurable() => CreationSync.SyncCreated(directory);
+
     public void Close()
     {
         _database?.Dispose();

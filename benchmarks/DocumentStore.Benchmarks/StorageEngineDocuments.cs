@@ -22,6 +22,11 @@ internal sealed class StorageEngineDocuments(string directory) : IDocumentEngine
         _database.EnsureIndex(Collection, "age");
     }
 
+    /// <summary>Nothing: a <see cref="DurabilityMode.Safe"/> create syncs its files, directory and the directory's parent before it returns.</summary>
+    public void MakeCreationDurable()
+    {
+    }
+
     public void Close()
     {
         _database?.Dispose();

@@ -2,7 +2,10 @@ using System.Runtime.InteropServices;
 
 namespace StorageEngine.Workloads;
 
-/// <summary>The few system calls the floor measurement and the device write counter need (Linux x86-64/arm64 flag values).</summary>
+/// <summary>
+/// The few system calls the floor measurement, the device write counter and the document benchmark's synced create
+/// need (Linux x86-64/arm64 flag values). The document benchmark compiles this file in too.
+/// </summary>
 internal static unsafe partial class Libc
 {
     internal const int O_WRONLY = 0x1;
@@ -30,13 +33,18 @@ internal static unsafe partial class Libc
     private const int O_DIRECTORY = 0x10000;
 
     /// <summary>Writes back every dirty page of the file system holding <paramref name="directory"/> (syncfs).</summary>
-    internal static void SyncFileSystem(string directory)
+    internal static void SyncFileSystem(string directory) => OnDirectory(directory, fd => Check(syncfs(fd), "syncfs " + directory));
+
+    /// <summary>Makes the entries of <paramref name="directory"/> durable (fsync of the directory).</summary>
+    internal static void SyncDirectory(string directory) => OnDirectory(directory, fd => Check(fsync(fd), "fsync " + directory));
+
+    private static void OnDirectory(string directory, Action<int> call)
     {
         int fd = open(directory, O_RDONLY | (RuntimeInformation.ProcessArchitecture == Architecture.Arm64 ? 0x4000 : O_DIRECTORY), 0);
         Check(fd, "open " + directory);
         try
         {
-            Check(syncfs(fd), "syncfs " + directory);
+            call(fd);
         }
         finally
         {
