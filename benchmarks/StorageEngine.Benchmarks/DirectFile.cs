@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Microsoft.Win32.SafeHandles;
+using StorageEngine.Workloads;
 
 namespace StorageEngine.Benchmarks;
 
@@ -8,7 +9,7 @@ namespace StorageEngine.Benchmarks;
 /// it is on the device. Elsewhere, or where the file system refuses O_DIRECT (tmpfs), it falls back to
 /// FileOptions.WriteThrough (O_SYNC on Unix), which is what the baseline then measures.
 /// </summary>
-internal static partial class DirectFile
+internal static class DirectFile
 {
     private const int ORdWr = 0x2;
     private const int OCreat = 0x40;
@@ -22,7 +23,7 @@ internal static partial class DirectFile
         int? direct = OperatingSystem.IsLinux() ? DirectFlag() : null;
         if (direct is not null)
         {
-            int fd = OpenNative(path, ORdWr | OCreat | direct.Value | ODsync | OCloExec, 0x180);
+            int fd = Libc.open(path, ORdWr | OCreat | direct.Value | ODsync | OCloExec, 0x180);
             if (fd >= 0)
             {
                 isDirect = true;
@@ -43,7 +44,7 @@ internal static partial class DirectFile
     public static SafeFileHandle? OpenReadWithoutLock(string path)
     {
         if (!OperatingSystem.IsLinux()) return null;
-        int fd = OpenNative(path, OCloExec, 0);
+        int fd = Libc.open(path, OCloExec, 0);
         return fd >= 0 ? new SafeFileHandle(fd, ownsHandle: true) : null;
     }
 
@@ -53,7 +54,4 @@ internal static partial class DirectFile
         Architecture.Arm64 or Architecture.Arm => 0x10000,
         _ => null,
     };
-
-    [LibraryImport("libc", EntryPoint = "open", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
-    private static partial int OpenNative(string path, int flags, int mode);
 }

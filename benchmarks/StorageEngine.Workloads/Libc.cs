@@ -4,7 +4,8 @@ namespace StorageEngine.Workloads;
 
 /// <summary>
 /// The few system calls the floor measurement, the device write counter and the document benchmark's synced create
-/// need (Linux x86-64/arm64 flag values). The document benchmark compiles this file in too.
+/// need (Linux x86-64/arm64 flag values): the benchmarks' one set of libc calls, compiled into the BenchmarkDotNet
+/// suite (its direct journal-like file) and the document benchmark too.
 /// </summary>
 internal static unsafe partial class Libc
 {
