@@ -4,7 +4,7 @@ namespace StorageEngine.Transactions;
 
 /// <summary>
 /// How many read operations one thread is running now on one environment's pages: written only by that thread,
-/// with plain stores, and read by the environment's close (see <see cref="ReadActivities"/>).
+/// with ordinary stores (volatile, never interlocked), and read by the environment's close (see <see cref="ReadActivities"/>).
 /// </summary>
 [StructLayout(LayoutKind.Explicit, Size = 128)]
 internal sealed class ReadActivity
