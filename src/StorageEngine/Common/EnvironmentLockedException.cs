@@ -16,7 +16,8 @@ public sealed class EnvironmentLockedException : StorageException
     /// <summary>The lock is held by an environment of this process, which has not been disposed.</summary>
     internal EnvironmentLockedException(string lockFilePath, bool heldInThisProcess, Exception? innerException)
         : base(heldInThisProcess
-            ? $"The environment is already open in this process: an environment opened on this directory earlier has not been disposed, or is still closing (lock file '{lockFilePath}' is held). Dispose it before opening the directory again."
+            ? $"The environment is already open in this process: an environment opened on this directory earlier has not been disposed, or is still closing (lock file '{lockFilePath}' is held). " +
+              "Dispose it before opening the directory again; a disposed environment whose write transaction is still open closes once that transaction is disposed."
             : $"The environment is already open in another process (lock file '{lockFilePath}' is held).", innerException)
     {
         LockFilePath = lockFilePath;
